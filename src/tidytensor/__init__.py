@@ -1,0 +1,56 @@
+"""tidytensor: TensorFlow.js's system for Python.
+
+>>> import tidytensor as tf
+>>> tf.tidy(lambda: tf.tensor([1, 2, 3]).add(1)).array_sync()
+[2.0, 3.0, 4.0]
+"""
+
+from __future__ import annotations
+
+from . import ops as _ops
+from .backends import numpy_backend as _numpy_backend
+from .engine import ENGINE as _ENGINE
+from .errors import (
+    ArgumentTypeError,
+    BackendNotFoundError,
+    DTypeError,
+    InvalidArgumentError,
+    KernelLeakError,
+    KernelNotRegisteredError,
+    ShapeError,
+    TensorDisposedError,
+    TidyTensorError,
+    VariableExistsError,
+)
+from .ops import *  # noqa: F403
+from .ops._chained import install as _install_chained
+from .ops._op import OP_SCOPE_SUFFIX, op
+from .runtime import *  # noqa: F403
+from .scopes import *  # noqa: F403
+from .tensor import Tensor, TensorBuffer, Variable
+
+__version__ = "0.1.0"
+
+_numpy_backend.register(_ENGINE)
+_install_chained()
+
+__all__ = [
+    *_ops.__all__,
+    *__import__("tidytensor.runtime", fromlist=["__all__"]).__all__,
+    *__import__("tidytensor.scopes", fromlist=["__all__"]).__all__,
+    "OP_SCOPE_SUFFIX",
+    "op",
+    "Tensor",
+    "TensorBuffer",
+    "Variable",
+    "ArgumentTypeError",
+    "BackendNotFoundError",
+    "DTypeError",
+    "InvalidArgumentError",
+    "KernelLeakError",
+    "KernelNotRegisteredError",
+    "ShapeError",
+    "TensorDisposedError",
+    "TidyTensorError",
+    "VariableExistsError",
+]

@@ -1,0 +1,54 @@
+"""Backends: where buffers live and kernels run. They know nothing about scopes or tensors'
+lifetimes; the engine tells them when a handle is added (``inc_ref``) or dropped
+(``dispose_data``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Backend:
+    """The storage interface every backend implements (TF.js's ``KernelBackend``)."""
+
+    name = "abstract"
+
+    def _missing(self, method: str) -> NotImplementedError:
+        return NotImplementedError(
+            f"'{method}' not yet implemented or not found in the registry. This kernel may not be "
+            f"supported by the backend '{self.name}' you have chosen"
+        )
+
+    def write(self, values: Any, shape: tuple[int, ...], dtype: str) -> Any:
+        """Stores ``values`` and returns a new data id with refcount 1."""
+        raise self._missing("write")
+
+    def read_sync(self, data_id: Any, shape: tuple[int, ...]) -> Any:
+        raise self._missing("read_sync")
+
+    def dispose_data(self, data_id: Any, force: bool = False) -> bool:
+        """Drops one reference; returns True when the buffer was freed."""
+        raise self._missing("dispose_data")
+
+    def inc_ref(self, data_id: Any) -> None:
+        raise self._missing("inc_ref")
+
+    def ref_count(self, data_id: Any) -> int:
+        raise self._missing("ref_count")
+
+    def num_data_ids(self) -> int:
+        raise self._missing("num_data_ids")
+
+    def memory(self) -> dict[str, Any]:
+        raise self._missing("memory")
+
+    def string_bytes(self, data_id: Any) -> int:
+        raise self._missing("string_bytes")
+
+    def float_precision(self) -> int:
+        return 32
+
+    def epsilon(self) -> float:
+        return 1e-7
+
+    def dispose(self) -> None:
+        raise self._missing("dispose")

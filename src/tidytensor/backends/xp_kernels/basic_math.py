@@ -1,0 +1,3 @@
+"""basic_math kernels."""
+
+KERNELS: dict = {}

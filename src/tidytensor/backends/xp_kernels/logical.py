@@ -1,0 +1,3 @@
+"""logical kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""matrices kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""random kernels."""
+
+KERNELS: dict = {}

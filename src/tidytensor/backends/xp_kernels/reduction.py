@@ -1,0 +1,3 @@
+"""reduction kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""slicing_joining kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,704 @@
+"""The engine: tensor accounting, scopes, kernel dispatch, backends and profiling.
+
+This reproduces TF.js's ``engine.ts`` semantics exactly (catalog §1): three counters
+(``num_tensors``, ``num_data_buffers``, ``num_bytes``), a scope stack with tidy/keep,
+one scope per op, and a kernel registry keyed by backend. The per-op path
+(``run_kernel`` and ``_make_tensor``) is plain Python kept as short as possible.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import time as _time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from . import kernel_registry, sites
+from . import tensor as _tensor_module
+from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, STRING
+from .errors import (
+    ArgumentTypeError,
+    BackendNotFoundError,
+    KernelLeakError,
+    KernelNotRegisteredError,
+    TidyTensorError,
+    VariableExistsError,
+)
+from .tensor import Tensor, Variable, disposed_error
+
+_tensor_ids = itertools.count()
+_variable_ids = itertools.count()
+
+
+class Scope:
+    """One tidy (or op) scope: the tensors created while it was active."""
+
+    __slots__ = ("track", "name", "id")
+
+    def __init__(self, name: str, scope_id: int):
+        self.track: list[Tensor] = []
+        self.name = name
+        self.id = scope_id
+
+
+class DataInfo:
+    """The engine's record of one live buffer."""
+
+    __slots__ = ("backend", "bytes")
+
+    def __init__(self, backend: Any, nbytes: int):
+        self.backend = backend
+        self.bytes = nbytes
+
+
+class MemoryInfo:
+    """``tf.memory()``: read by attribute (``num_tensors``...), as TF.js's fields."""
+
+    def __init__(self, **fields: Any):
+        self.__dict__.update(fields)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"MemoryInfo({inner})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MemoryInfo) and self.__dict__ == other.__dict__
+
+
+class KernelProfile:
+    """One kernel call seen by ``tf.profile``."""
+
+    __slots__ = (
+        "name",
+        "bytes_added",
+        "total_bytes_snapshot",
+        "tensors_added",
+        "total_tensors_snapshot",
+        "input_shapes",
+        "output_shapes",
+        "kernel_time_ms",
+        "extra_info",
+        "scope",
+    )
+
+    def __init__(self, **fields: Any):
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return (
+            f"KernelProfile(name={self.name!r}, bytes_added={self.bytes_added}, "
+            f"total_bytes_snapshot={self.total_bytes_snapshot}, tensors_added={self.tensors_added}, "
+            f"input_shapes={self.input_shapes}, output_shapes={self.output_shapes}, "
+            f"kernel_time_ms={self.kernel_time_ms:.4f})"
+        )
+
+
+class ProfileInfo:
+    """``tf.profile(fn)``'s result."""
+
+    def __init__(self, new_bytes: int, new_tensors: int, peak_bytes: float, kernels: list, result: Any):
+        self.new_bytes = new_bytes
+        self.new_tensors = new_tensors
+        self.peak_bytes = peak_bytes
+        self.kernels = kernels
+        self.result = result
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return list(dict.fromkeys(k.name for k in self.kernels))
+
+    def __repr__(self) -> str:
+        return (
+            f"ProfileInfo(new_bytes={self.new_bytes}, new_tensors={self.new_tensors}, "
+            f"peak_bytes={self.peak_bytes}, kernel_names={self.kernel_names})"
+        )
+
+
+class EngineState:
+    """Everything ``engine.reset()`` throws away."""
+
+    __slots__ = (
+        "registered_variables",
+        "num_tensors",
+        "num_string_tensors",
+        "num_data_buffers",
+        "num_bytes",
+        "tensor_info",
+        "active_scope",
+        "scope_stack",
+        "next_scope_id",
+        "gradient_depth",
+        "kernel_depth",
+        "active_tape",
+        "profiling",
+        "profile_kernels",
+    )
+
+    def __init__(self) -> None:
+        self.registered_variables: dict[str, Variable] = {}
+        self.num_tensors = 0
+        self.num_string_tensors = 0
+        self.num_data_buffers = 0
+        self.num_bytes = 0
+        self.tensor_info: dict[Any, DataInfo] = {}
+        self.active_scope: Scope | None = None
+        self.scope_stack: list[Scope] = []
+        self.next_scope_id = 0
+        self.gradient_depth = 0
+        self.kernel_depth = 0
+        self.active_tape: list | None = None
+        self.profiling = False
+        self.profile_kernels: list[KernelProfile] = []
+
+
+class Engine:
+    """The single engine (``tf.engine()``)."""
+
+    def __init__(self) -> None:
+        self.state = EngineState()
+        self._factories: dict[str, tuple[Callable[[], Any], int]] = {}
+        self._registry: dict[str, Any] = {}
+        self.backend_name: str | None = None
+        self._backend: Any = None
+        self._kernels: dict[str, Callable] = {}
+        #: True when kernels must go through the instrumented path (profiling, tape, checks).
+        self._slow = False
+        self.check_kernel_leaks = False
+        self.debug_mode = False
+        self.track_sites = True
+        self._site: sites.Site | None = None
+        kernel_registry.on_change(self._on_kernels_changed)
+
+    # ================================================================ backends
+    def register_backend(self, name: str, factory: Callable[[], Any], priority: int = 1) -> bool:
+        if name in self._factories:
+            warnings.warn(
+                f"{name} backend was already registered. Reusing existing backend factory.",
+                stacklevel=2,
+            )
+            return False
+        self._factories[name] = (factory, priority)
+        return True
+
+    def remove_backend(self, name: str) -> None:
+        if name not in self._factories:
+            raise BackendNotFoundError(f"{name} backend not found in registry")
+        if self.backend_name == name:
+            self._backend = None
+            self.backend_name = None
+            self._kernels = {}
+        instance = self._registry.pop(name, None)
+        if instance is not None:
+            instance.dispose()
+        del self._factories[name]
+
+    def find_backend(self, name: str) -> Any:
+        if name not in self._registry and name in self._factories:
+            self._initialize_backend(name)
+        return self._registry.get(name)
+
+    def find_backend_factory(self, name: str) -> Callable[[], Any] | None:
+        entry = self._factories.get(name)
+        return entry[0] if entry else None
+
+    def registered_backends(self) -> list[str]:
+        return list(self._factories)
+
+    def _initialize_backend(self, name: str) -> bool:
+        factory, _ = self._factories[name]
+        try:
+            instance = factory()
+        except Exception as exc:  # a failing backend is skipped, as in TF.js
+            warnings.warn(f"Initialization of backend {name} failed: {exc}", stacklevel=3)
+            return False
+        self._registry[name] = instance
+        return True
+
+    def set_backend(self, name: str) -> bool:
+        if name not in self._factories:
+            raise BackendNotFoundError(f"Backend name '{name}' not found in registry")
+        if name not in self._registry and not self._initialize_backend(name):
+            return False
+        self.backend_name = name
+        self._backend = self._registry[name]
+        self._rebuild_kernel_table()
+        return True
+
+    def get_backend(self) -> str | None:
+        return self.backend_name
+
+    @property
+    def backend(self) -> Any:
+        if self._backend is None:
+            self._initialize_best_backend()
+        return self._backend
+
+    def ready(self) -> bool:
+        self.backend  # noqa: B018 - initializes lazily
+        return True
+
+    def _initialize_best_backend(self) -> None:
+        if not self._factories:
+            raise BackendNotFoundError("No backend found in registry.")
+        for name in sorted(self._factories, key=lambda n: -self._factories[n][1]):
+            if name in self._registry or self._initialize_backend(name):
+                self.set_backend(name)
+                return
+        raise BackendNotFoundError("Could not initialize any backends, all backend initializations failed.")
+
+    def _rebuild_kernel_table(self) -> None:
+        name = self.backend_name
+        table = {}
+        for config in kernel_registry.get_kernels_for_backend(name):
+            backend = self._backend
+            if config.setup_func is not None:
+                config.setup_func(backend)
+            table[config.kernel_name] = _bind(config.kernel_func, backend)
+        self._kernels = table
+
+    def _on_kernels_changed(self, backend_name: str) -> None:
+        if backend_name == self.backend_name and self._backend is not None:
+            self._rebuild_kernel_table()
+
+    # ================================================================ tensors
+    def make_tensor(self, values: Any, shape: tuple[int, ...], dtype: str, backend: Any = None) -> Tensor:
+        """A new tensor from values already in the backend's storage format."""
+        backend = backend or self.backend
+        data_id = backend.write(values, shape, dtype)
+        return self._make_tensor(data_id, shape, dtype, backend)
+
+    def _make_tensor(self, data_id: Any, shape: tuple[int, ...], dtype: str, backend: Any) -> Tensor:
+        t = Tensor(shape, dtype, data_id, next(_tensor_ids))
+        state = self.state
+        state.num_tensors += 1
+        info = state.tensor_info.get(data_id)
+        if dtype == STRING:
+            state.num_string_tensors += 1
+            if info is None:
+                nbytes = backend.string_bytes(data_id)
+                info = state.tensor_info[data_id] = DataInfo(backend, nbytes)
+                state.num_data_buffers += 1
+            state.num_bytes += info.bytes
+        else:
+            if dtype != COMPLEX64:
+                state.num_bytes += t.size * BYTES_PER_ELEMENT[dtype]
+            if info is None:
+                state.tensor_info[data_id] = DataInfo(backend, 0)
+                state.num_data_buffers += 1
+        scope = state.active_scope
+        if scope is not None:
+            scope.track.append(t)
+            t.scope_id = scope.id
+        if self.track_sites:
+            t._site = self._site or sites.user_site(2)
+        return t
+
+    def read_sync(self, t: Tensor, op_name: str) -> Any:
+        info = self.state.tensor_info.get(t.data_id)
+        if info is None:
+            raise disposed_error(t, op_name)
+        return info.backend.read_sync(t.data_id, t._shape)
+
+    def dispose_tensor(self, t: Tensor, site: Any = None) -> None:
+        """Drops one handle: counters down, buffer refcount down, buffer freed at zero."""
+        t._disposed = True
+        t._dispose_site = site
+        state = self.state
+        info = state.tensor_info.get(t.data_id)
+        if info is None:  # buffer already gone (engine reset)
+            return
+        state.num_tensors -= 1
+        dtype = t.dtype
+        if dtype == STRING:
+            state.num_string_tensors -= 1
+            state.num_bytes -= info.bytes
+        elif dtype != COMPLEX64:
+            state.num_bytes -= t.size * BYTES_PER_ELEMENT[dtype]
+        if info.backend.dispose_data(t.data_id):
+            del state.tensor_info[t.data_id]
+            state.num_data_buffers -= 1
+
+    def keep(self, result: Any) -> Any:
+        for t in tensors_in(result):
+            t.kept = True
+        return result
+
+    # ================================================================ variables
+    def make_variable(
+        self, initial_value: Tensor, trainable: bool = True, name: str | None = None, dtype: str | None = None
+    ) -> Variable:
+        if name is None:
+            name = str(next(_variable_ids))
+        elif not isinstance(name, str):
+            raise ArgumentTypeError(f"Variable name must be a string, got {type(name).__name__}")
+        registered = self.state.registered_variables
+        if name in registered:
+            raise VariableExistsError(f"Variable with name {name} was already registered")
+        if dtype is not None and dtype != initial_value.dtype:
+            from .ops.transformations import cast
+
+            initial_value = cast(initial_value, dtype)
+        v = Variable.__new__(Variable)
+        Tensor.__init__(v, initial_value._shape, initial_value.dtype, initial_value.data_id, next(_tensor_ids))
+        v.name = name
+        v.trainable = trainable
+        registered[name] = v
+        self._inc_ref(v)
+        return v
+
+    def _inc_ref(self, v: Variable) -> None:
+        """Counts a variable as a new handle on its (existing) buffer. Variables are never tracked."""
+        info = self.state.tensor_info.get(v.data_id)
+        if info is None:
+            raise disposed_error(v, "variable")
+        state = self.state
+        state.num_tensors += 1
+        if v.dtype == STRING:
+            state.num_string_tensors += 1
+            state.num_bytes += info.bytes
+        elif v.dtype != COMPLEX64:
+            state.num_bytes += v.size * BYTES_PER_ELEMENT[v.dtype]
+        info.backend.inc_ref(v.data_id)
+        if self.track_sites and v._site is None:
+            v._site = sites.user_site(2)
+
+    def assign_variable(self, v: Variable, new_value: Tensor) -> None:
+        # Validated by Variable.assign; from here nothing can fail.
+        self.dispose_tensor(v)
+        v._disposed = False
+        v._dispose_site = None
+        v.data_id = new_value.data_id
+        self._inc_ref(v)
+
+    def dispose_variable(self, v: Variable, site: Any = None) -> None:
+        self.dispose_tensor(v, site)
+        if self.state.registered_variables.get(v.name) is v:
+            del self.state.registered_variables[v.name]
+
+    def dispose_variables(self) -> None:
+        for v in list(self.state.registered_variables.values()):
+            v.dispose()
+
+    # ================================================================ scopes
+    def start_scope(self, name: str | None = None) -> Scope:
+        state = self.state
+        scope = Scope(name or "unnamed scope", state.next_scope_id)
+        state.next_scope_id += 1
+        state.scope_stack.append(scope)
+        state.active_scope = scope
+        return scope
+
+    def end_scope(self, result: Any = None) -> None:
+        state = self.state
+        scope = state.active_scope
+        if scope is None:
+            raise TidyTensorError("end_scope() called with no active scope")
+        track = scope.track
+        if type(result) is Tensor and len(track) == 1 and track[0] is result:
+            returned: list[Tensor] = [result]  # the common op case: nothing to dispose
+        else:
+            returned = tensors_in(result)
+            keep_ids = {id(t) for t in returned}
+            how = None
+            for t in track:
+                if not t.kept and not t._disposed and id(t) not in keep_ids:
+                    if how is None:
+                        how = self._scope_end_note(scope)
+                    self.dispose_tensor(t, how)
+        stack = state.scope_stack
+        stack.pop()
+        parent = stack[-1] if stack else None
+        state.active_scope = parent
+        for t in returned:
+            if not t.kept and t.scope_id == scope.id and type(t) is not Variable:
+                if parent is not None:
+                    parent.track.append(t)
+                    t.scope_id = parent.id
+                else:
+                    t.scope_id = None
+
+    def _scope_end_note(self, scope: Scope) -> str:
+        name = scope.name
+        kind = f"op '{name[:-4]}'" if name.endswith("__op") else f"scope '{name}'"
+        return f"disposed when {kind} ended at {sites.format_site(sites.user_site(3))}"
+
+    def tidy(self, name_or_fn: Any, fn: Any = None) -> Any:
+        if fn is None:
+            if not callable(name_or_fn):
+                raise ArgumentTypeError("Please provide a function to tidy()")
+            fn, name = name_or_fn, None
+        else:
+            if not isinstance(name_or_fn, str):
+                raise ArgumentTypeError(
+                    "When calling with two arguments, the first argument to tidy() must be a string"
+                )
+            if not callable(fn):
+                raise ArgumentTypeError(
+                    "When calling with two arguments, the 2nd argument to tidy() must be a function"
+                )
+            name = name_or_fn
+        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            raise ArgumentTypeError(
+                f"tidy() was given the coroutine function {getattr(fn, '__name__', fn)!r}: tidy is "
+                "synchronous and cannot track tensors across 'await'. Use 'async with "
+                "tf.tidy_scope()' or dispose tensors by hand in async code."
+            )
+        self.start_scope(name)
+        try:
+            result = fn()
+        except BaseException:
+            self.end_scope(None)
+            raise
+        if inspect.isawaitable(result):
+            self.end_scope(None)
+            if inspect.iscoroutine(result):
+                result.close()
+            raise ArgumentTypeError(
+                "The function passed to tidy() returned an awaitable: tidy is synchronous and "
+                "cannot track tensors across 'await'. Dispose tensors by hand in async code."
+            )
+        self.end_scope(result)
+        return result
+
+    def run_op(self, name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
+        """Runs one public op in its own ``<name>__op`` scope (the ``@op`` wrapper)."""
+        outer = self._site is None
+        if outer and self.track_sites:
+            self._site = sites.user_site(3)
+        state = self.state
+        scope = Scope(name, state.next_scope_id)
+        state.next_scope_id += 1
+        stack = state.scope_stack
+        stack.append(scope)
+        state.active_scope = scope
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException:
+            self.end_scope(None)
+            if outer:
+                self._site = None
+            raise
+        track = scope.track
+        if len(track) == 1 and track[0] is result and type(result) is Tensor:
+            # Fast path: the op made exactly one tensor and returns it.
+            stack.pop()
+            parent = stack[-1] if stack else None
+            state.active_scope = parent
+            if not result.kept:
+                if parent is not None:
+                    parent.track.append(result)
+                    result.scope_id = parent.id
+                else:
+                    result.scope_id = None
+        else:
+            self.end_scope(result)
+        if outer:
+            self._site = None
+        return result
+
+    # ================================================================ kernels
+    def run_kernel(self, kernel_name: str, inputs: tuple, attrs: dict | None = None) -> Any:
+        """Runs one kernel on the active backend; returns a Tensor or a list of them."""
+        kernel = self._kernels.get(kernel_name)
+        if kernel is None:
+            kernel = self._missing_kernel(kernel_name)
+        for t in inputs:
+            if t._disposed:
+                raise disposed_error(t, self._op_name(kernel_name))
+        if self._slow:
+            return self._run_kernel_instrumented(kernel_name, kernel, inputs, attrs)
+        out = kernel(inputs, attrs)
+        backend = self._backend
+        if isinstance(out, tuple):
+            return self._make_tensor(out[0], out[1], out[2], backend)
+        return [self._make_tensor(o[0], o[1], o[2], backend) for o in out]
+
+    def _missing_kernel(self, kernel_name: str) -> Callable:
+        self.backend  # noqa: B018 - lazy backend initialization
+        kernel = self._kernels.get(kernel_name)
+        if kernel is None:
+            raise KernelNotRegisteredError(
+                f"Kernel '{kernel_name}' not registered for backend '{self.backend_name}'"
+            )
+        return kernel
+
+    def _op_name(self, kernel_name: str) -> str:
+        scope = self.state.active_scope
+        if scope is not None and scope.name.endswith("__op"):
+            return scope.name[:-4]
+        return kernel_name
+
+    def update_mode(self) -> None:
+        """Recomputes whether kernels take the instrumented path."""
+        state = self.state
+        self._slow = bool(
+            state.profiling or state.gradient_depth > 0 or self.check_kernel_leaks or self.debug_mode
+        )
+
+    def _run_kernel_instrumented(self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any) -> Any:
+        state = self.state
+        backend = self._backend
+        before_ids = backend.num_data_ids() if self.check_kernel_leaks else 0
+        bytes_before, tensors_before = state.num_bytes, state.num_tensors
+        start = _time.perf_counter()
+        state.kernel_depth += 1
+        try:
+            out = kernel(inputs, attrs)
+        finally:
+            state.kernel_depth -= 1
+        elapsed_ms = (_time.perf_counter() - start) * 1000.0
+        infos = [out] if isinstance(out, tuple) else list(out)
+        if self.check_kernel_leaks:
+            new_ids = sum(3 if o[2] == COMPLEX64 and backend.complex_counts_three else 1 for o in infos)
+            shared = sum(1 for o in infos if o[0] in state.tensor_info)
+            leaked = backend.num_data_ids() - before_ids - (new_ids - shared)
+            if leaked > 0:
+                raise KernelLeakError(
+                    f"Backend '{self.backend_name}' has an internal memory leak ({leaked} data ids) "
+                    f"after running '{kernel_name}'"
+                )
+        outputs = [self._make_tensor(o[0], o[1], o[2], backend) for o in infos]
+        if self.debug_mode:
+            _check_finite(kernel_name, outputs, inputs, backend)
+        if state.profiling:
+            scope = state.active_scope
+            state.profile_kernels.append(
+                KernelProfile(
+                    name=kernel_name,
+                    bytes_added=state.num_bytes - bytes_before,
+                    total_bytes_snapshot=state.num_bytes,
+                    tensors_added=state.num_tensors - tensors_before,
+                    total_tensors_snapshot=state.num_tensors,
+                    input_shapes=[list(t._shape) for t in inputs],
+                    output_shapes=[list(t._shape) for t in outputs],
+                    kernel_time_ms=elapsed_ms,
+                    extra_info="",
+                    scope=scope.name if scope is not None else None,
+                )
+            )
+        if state.gradient_depth > 0 and state.kernel_depth == 0 and self.record_tape is not None:
+            self.record_tape(kernel_name, inputs, outputs, attrs)
+        return outputs[0] if isinstance(out, tuple) else outputs
+
+    #: Set by the autodiff module: records a kernel call on the active tape.
+    record_tape: Callable | None = None
+
+    # ================================================================ memory and profiling
+    def memory(self) -> MemoryInfo:
+        state = self.state
+        fields = dict(self.backend.memory())
+        fields["num_tensors"] = state.num_tensors
+        fields["num_data_buffers"] = state.num_data_buffers
+        fields["num_bytes"] = state.num_bytes
+        if state.num_string_tensors > 0:
+            fields["unreliable"] = True
+            reasons = list(fields.get("reasons", []))
+            reasons.append("Memory usage by string tensors is approximate (2 bytes per character)")
+            fields["reasons"] = reasons
+        return MemoryInfo(**fields)
+
+    def profile(self, query: Callable[[], Any]) -> ProfileInfo:
+        state = self.state
+        was_profiling, saved = state.profiling, state.profile_kernels
+        state.profiling = True
+        state.profile_kernels = []
+        self.update_mode()
+        start_bytes, start_tensors = state.num_bytes, state.num_tensors
+        try:
+            result = query()
+        finally:
+            kernels = state.profile_kernels
+            state.profiling = was_profiling
+            state.profile_kernels = saved
+            if was_profiling:
+                saved.extend(kernels)
+            self.update_mode()
+        peak = max((k.total_bytes_snapshot for k in kernels), default=float("-inf"))
+        return ProfileInfo(
+            new_bytes=state.num_bytes - start_bytes,
+            new_tensors=state.num_tensors - start_tensors,
+            peak_bytes=peak,
+            kernels=kernels,
+            result=result,
+        )
+
+    def time(self, query: Callable[[], Any]) -> dict[str, float]:
+        start = _time.perf_counter()
+        query()
+        wall = (_time.perf_counter() - start) * 1000.0
+        return TimingInfo(kernel_ms=wall, wall_ms=wall)
+
+    def reset(self) -> None:
+        """Disposes everything, zeroes every counter and frees every variable name."""
+        for v in list(self.state.registered_variables.values()):
+            v.dispose()
+        self.state = EngineState()
+        for instance in self._registry.values():
+            instance.dispose()
+        self._registry.clear()
+        self._backend = None
+        self.backend_name = None
+        self._kernels = {}
+        self._site = None
+        self.update_mode()
+
+
+class TimingInfo(MemoryInfo):
+    """``tf.time(fn)``'s result: ``kernel_ms`` and ``wall_ms``."""
+
+
+def _bind(kernel_func: Callable, backend: Any) -> Callable:
+    def kernel(inputs: tuple, attrs: Any) -> Any:
+        return kernel_func(inputs, attrs, backend)
+
+    fast = getattr(kernel_func, "bind", None)
+    return fast(backend) if fast is not None else kernel
+
+
+def _check_finite(kernel_name: str, outputs: list[Tensor], inputs: tuple, backend: Any) -> None:
+    for t in outputs:
+        if t.dtype != "float32":
+            continue
+        bad = backend.count_non_finite(t.data_id)
+        if bad:
+            shapes = ", ".join(str(list(i._shape)) for i in inputs)
+            warnings.warn(
+                f"Found {bad} in the result of '{kernel_name}' (input shapes: {shapes})",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+
+def tensors_in(container: Any) -> list[Tensor]:
+    """Every tensor in a nested list/tuple/dict/set (TF.js's getTensorsInContainer)."""
+    if isinstance(container, Tensor):
+        return [container]
+    found: list[Tensor] = []
+    if container is None or isinstance(container, (str, bytes, int, float, bool)):
+        return found
+    _walk(container, found, set())
+    return found
+
+
+def _walk(container: Any, found: list[Tensor], seen: set[int]) -> None:
+    if isinstance(container, dict):
+        items = container.values()
+    elif isinstance(container, (list, tuple, set, frozenset)):
+        items = container
+    else:
+        return
+    for item in items:
+        if isinstance(item, Tensor):
+            if id(item) not in seen:
+                seen.add(id(item))
+                found.append(item)
+        elif isinstance(item, (dict, list, tuple, set, frozenset)) and id(item) not in seen:
+            seen.add(id(item))
+            _walk(item, found, seen)
+
+
+ENGINE = Engine()
+_tensor_module._engine = ENGINE

@@ -1,0 +1,52 @@
+"""The errors tidytensor raises.
+
+Every class derives from :class:`TidyTensorError` and from the builtin that fits,
+so ``except ValueError`` still catches a bad shape. Messages name the op or file,
+what was given and what was expected.
+"""
+
+from __future__ import annotations
+
+
+class TidyTensorError(Exception):
+    """Base class of every error raised by tidytensor."""
+
+
+class TensorDisposedError(TidyTensorError, RuntimeError):
+    """A tensor was used after its buffer was disposed."""
+
+
+class KernelNotRegisteredError(TidyTensorError, LookupError):
+    """No kernel of that name is registered for the active backend."""
+
+
+class BackendNotFoundError(TidyTensorError, LookupError):
+    """No backend of that name is registered."""
+
+
+class ShapeError(TidyTensorError, ValueError):
+    """Shapes that do not fit the op (broadcasting, ranks, sizes)."""
+
+
+class DTypeError(TidyTensorError, TypeError):
+    """A dtype the op does not accept, or dtypes that cannot be combined."""
+
+
+class InvalidArgumentError(TidyTensorError, ValueError):
+    """An argument with a value the op does not accept."""
+
+
+class ArgumentTypeError(TidyTensorError, TypeError):
+    """An argument of a type the op does not accept."""
+
+
+class VariableExistsError(TidyTensorError, ValueError):
+    """A variable name is already registered."""
+
+
+class KernelLeakError(TidyTensorError, RuntimeError):
+    """A kernel left backend buffers behind (checked in test mode)."""
+
+
+class GradientError(TidyTensorError, ValueError):
+    """A gradient could not be computed, or a gradient function returned a wrong value."""

@@ -1,0 +1,5 @@
+"""basic_math ops."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

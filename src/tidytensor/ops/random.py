@@ -1,0 +1,5 @@
+"""random ops."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

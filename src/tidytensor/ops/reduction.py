@@ -1,0 +1,5 @@
+"""reduction ops."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,5 @@
+"""slicing_joining ops."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,63 @@
+"""Where in the user's code a tensor was created or disposed.
+
+A site is captured as ``(code, instruction offset)``: one frame lookup and no string
+formatting on the hot path. The line number is worked out only when a message needs it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import CodeType
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_internal: dict[CodeType, bool] = {}
+_getframe = sys._getframe
+
+Site = tuple  # (CodeType, int)
+
+
+def _is_internal(code: CodeType) -> bool:
+    flag = _internal.get(code)
+    if flag is None:
+        filename = code.co_filename
+        flag = filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+        _internal[code] = flag
+    return flag
+
+
+def user_site(depth: int = 2) -> Site | None:
+    """The innermost frame outside tidytensor, as ``(code, offset)``."""
+    f = _getframe(depth)
+    while f is not None:
+        code = f.f_code
+        flag = _internal.get(code)
+        if flag is None:
+            flag = _is_internal(code)
+        if not flag:
+            return (code, f.f_lasti)
+        f = f.f_back
+    return None
+
+
+def line_of(site: Site) -> int | None:
+    code, offset = site
+    for start, end, line in code.co_lines():
+        if start <= offset < end:
+            return line
+    return code.co_firstlineno
+
+
+def format_site(site: Site | None) -> str:
+    """``'path/to/file.py:12 in fn'``, or ``'an unknown place'``."""
+    if site is None:
+        return "an unknown place"
+    code = site[0]
+    filename = code.co_filename
+    try:
+        rel = os.path.relpath(filename)
+        if not rel.startswith(".."):
+            filename = rel
+    except ValueError:
+        pass
+    return f"{filename}:{line_of(site)} in {code.co_name}"

@@ -1,0 +1,333 @@
+"""Tensor and Variable: immutable handles over refcounted backend buffers.
+
+A handle holds its buffer's ``data_id``, shape and dtype. Several handles may share one
+buffer (reshape, clone, same-dtype cast, variables). Handles never free memory on
+garbage collection: they live until disposed, exactly as in TF.js.
+
+Op methods (``x.add(y)``, ``x.sum()``...) are installed by ``ops/_chained.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import sites
+from .dtypes import BOOL, COMPLEX64, NUMPY_DTYPE, STRING, check_dtype
+from .errors import ArgumentTypeError, InvalidArgumentError, TensorDisposedError
+
+#: Set by engine.py: the engine that tracks every tensor.
+_engine: Any = None
+
+
+class Tensor:
+    """An immutable n-dimensional array owned by the engine until disposed."""
+
+    __slots__ = (
+        "id",
+        "data_id",
+        "_shape",
+        "dtype",
+        "size",
+        "scope_id",
+        "kept",
+        "_disposed",
+        "_site",
+        "_dispose_site",
+        "__weakref__",
+    )
+
+    # Tensors compare element-wise with ``==``, so hashing is by identity.
+    __hash__ = object.__hash__
+    # NumPy ufuncs defer to the tensor's own operators.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
+
+    def __init__(self, shape: tuple[int, ...], dtype: str, data_id: Any, tensor_id: int):
+        self.id = tensor_id
+        self.data_id = data_id
+        self._shape = shape
+        self.dtype = dtype
+        self.size = math.prod(shape)
+        self.scope_id = None
+        self.kept = False
+        self._disposed = False
+        self._site = None
+        self._dispose_site = None
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def shape(self) -> list[int]:
+        """The shape as a list, as in TF.js."""
+        return list(self._shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self._shape)
+
+    @property
+    def strides(self) -> list[int]:
+        strides, acc = [], 1
+        for d in reversed(self._shape[1:]):
+            acc *= d
+            strides.append(acc)
+        return strides[::-1]
+
+    @property
+    def is_disposed(self) -> bool:
+        return self._disposed
+
+    @property
+    def is_disposed_internal(self) -> bool:
+        return self._disposed
+
+    # ----------------------------------------------------------------- lifecycle
+    def dispose(self) -> None:
+        """Frees this handle; the buffer goes when its last handle goes. Idempotent."""
+        if self._disposed:
+            return
+        _engine.dispose_tensor(self, sites.user_site(2))
+
+    def throw_if_disposed(self, op_name: str | None = None) -> None:
+        if self._disposed:
+            raise disposed_error(self, op_name)
+
+    # ----------------------------------------------------------------- data access
+    def _values(self, op_name: str) -> np.ndarray:
+        """The values as a NumPy array of this tensor's shape (a read-only view or copy)."""
+        if self._disposed:
+            raise disposed_error(self, op_name)
+        return _engine.read_sync(self, op_name)
+
+    def data_sync(self) -> Any:
+        """Flat values, like TF.js's TypedArray: float32, int32, uint8 for bool,
+        interleaved float32 for complex64, a list of ``str`` for string."""
+        values = self._values("data_sync")
+        if self.dtype == STRING:
+            return list(values.reshape(-1))
+        if self.dtype == COMPLEX64:
+            return np.ascontiguousarray(values, dtype=np.complex64).reshape(-1).view(np.float32).copy()
+        if self.dtype == BOOL:
+            return values.reshape(-1).astype(np.uint8)
+        return np.array(values, copy=True).reshape(-1)
+
+    async def data(self) -> Any:
+        """Awaitable ``data_sync`` for asyncio code."""
+        return self.data_sync()
+
+    def array_sync(self) -> Any:
+        """Nested Python lists of Python values (bool as 1/0 and complex interleaved, as TF.js)."""
+        values = self._values("array_sync")
+        if self.dtype == COMPLEX64:
+            flat = np.asarray(values, dtype=np.complex64).view(np.float32)
+            shape = self._shape[:-1] + (self._shape[-1] * 2,) if self._shape else (2,)
+            return flat.reshape(shape).tolist()
+        if self.dtype == BOOL:
+            return np.asarray(values).astype(np.int32).tolist()
+        return np.asarray(values).tolist()
+
+    async def array(self) -> Any:
+        """Awaitable ``array_sync`` for asyncio code."""
+        return self.array_sync()
+
+    def numpy(self) -> np.ndarray:
+        """A fresh NumPy array with this tensor's shape and storage dtype."""
+        return np.array(self._values("numpy"), dtype=NUMPY_DTYPE[self.dtype], copy=True)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def bytes(self) -> Any:
+        """Raw bytes of the storage (a list of UTF-8 ``bytes`` for string tensors)."""
+        values = self._values("bytes")
+        if self.dtype == STRING:
+            return [s.encode("utf-8") for s in values.reshape(-1)]
+        return np.ascontiguousarray(values).tobytes()
+
+    def buffer_sync(self) -> TensorBuffer:
+        """A mutable copy of the values with ``get``/``set``/``to_tensor``."""
+        return TensorBuffer(self._shape, self.dtype, self.numpy())
+
+    async def buffer(self) -> TensorBuffer:
+        return self.buffer_sync()
+
+    # ----------------------------------------------------------------- printing
+    def to_string(self, verbose: bool = False) -> str:
+        from .printing import tensor_to_string
+
+        return tensor_to_string(self._values("to_string"), self._shape, self.dtype, verbose)
+
+    def print(self, verbose: bool = False) -> None:  # noqa: A003 - TF.js name
+        print(self.to_string(verbose))
+
+    def __repr__(self) -> str:
+        if self._disposed:
+            return f"<disposed Tensor id={self.id} shape={list(self._shape)} dtype={self.dtype}>"
+        return self.to_string()
+
+    __str__ = __repr__
+
+    # ----------------------------------------------------------------- conversion
+    def variable(
+        self, trainable: bool = True, name: str | None = None, dtype: str | None = None
+    ) -> Variable:
+        self.throw_if_disposed("variable")
+        return _engine.make_variable(self, trainable, name, dtype)
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise ArgumentTypeError("len() of a scalar tensor (rank 0) is undefined")
+        return self._shape[0]
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise InvalidArgumentError(
+                f"The truth value of a tensor with {self.size} elements is ambiguous; "
+                "use .any() or .all()"
+            )
+        return bool(self._values("__bool__").reshape(-1)[0])
+
+    def __float__(self) -> float:
+        return float(self._scalar_value("__float__"))
+
+    def __int__(self) -> int:
+        return int(self._scalar_value("__int__"))
+
+    def __index__(self) -> int:
+        if self.dtype not in ("int32", "bool"):
+            raise ArgumentTypeError(f"Only int32 or bool tensors can be used as an index, got {self.dtype}")
+        return int(self._scalar_value("__index__"))
+
+    def _scalar_value(self, op_name: str) -> Any:
+        if self.size != 1:
+            raise InvalidArgumentError(
+                f"{op_name} needs a tensor with one element, but shape is {list(self._shape)}"
+            )
+        return self._values(op_name).reshape(-1)[0]
+
+
+class Variable(Tensor):
+    """A mutable tensor: ``assign`` points it at a new buffer. Never disposed by tidy."""
+
+    __slots__ = ("name", "trainable")
+
+    def assign(self, new_value: Tensor) -> None:
+        """Points the variable at ``new_value``'s buffer (no copy). Same shape and dtype only;
+        on error the variable is unchanged."""
+        self.throw_if_disposed("assign")
+        if not isinstance(new_value, Tensor):
+            raise ArgumentTypeError(
+                f"Argument 'new_value' passed to 'assign' must be a Tensor, but got "
+                f"'{type(new_value).__name__}'"
+            )
+        new_value.throw_if_disposed("assign")
+        if new_value.dtype != self.dtype:
+            raise InvalidArgumentError(
+                f"dtype of the new value ({new_value.dtype}) and previous value ({self.dtype}) "
+                f"must match (variable '{self.name}')"
+            )
+        if new_value._shape != self._shape:
+            raise InvalidArgumentError(
+                f"shape of the new value ({_shape_str(new_value._shape)}) and previous value "
+                f"({_shape_str(self._shape)}) must match (variable '{self.name}')"
+            )
+        _engine.assign_variable(self, new_value)
+
+    def dispose(self) -> None:
+        """Frees the variable and its name. Idempotent (unlike TF.js, a second call is a no-op)."""
+        if self._disposed:
+            return
+        _engine.dispose_variable(self, sites.user_site(2))
+
+
+class TensorBuffer:
+    """A mutable, writable array used to build a tensor (``tf.buffer``)."""
+
+    __slots__ = ("shape", "dtype", "values", "size", "strides")
+
+    def __init__(self, shape: Any, dtype: str = "float32", values: Any = None):
+        self.shape = list(shape)
+        self.dtype = check_dtype(dtype, "buffer")
+        self.size = math.prod(self.shape)
+        if values is None:
+            self.values = np.zeros(self.shape, dtype=NUMPY_DTYPE[dtype])
+            if dtype == STRING:
+                self.values[...] = ""
+        else:
+            arr = np.asarray(values, dtype=NUMPY_DTYPE[dtype])
+            if arr.size != self.size:
+                raise InvalidArgumentError(
+                    f"Length of values '{arr.size}' does not match the size inferred by the "
+                    f"shape '{self.size}'."
+                )
+            self.values = arr.reshape(self.shape).copy()
+        self.strides = Tensor.strides.fget(_Shaped(self.shape))  # type: ignore[attr-defined]
+
+    def _check(self, locs: tuple[int, ...]) -> None:
+        if len(locs) != len(self.shape):
+            raise InvalidArgumentError(
+                f"The number of provided coordinates ({len(locs)}) must match the rank "
+                f"({len(self.shape)})"
+            )
+        for i, (loc, dim) in enumerate(zip(locs, self.shape, strict=True)):
+            if loc < 0 or loc >= dim:
+                raise InvalidArgumentError(
+                    f"Requested out of range element at {list(locs)}. Buffer shape={self.shape}"
+                    f" (axis {i})"
+                )
+
+    def get(self, *locs: int) -> Any:
+        if not locs:
+            locs = (0,) * len(self.shape)
+        self._check(locs)
+        value = self.values[locs]
+        return value.item() if hasattr(value, "item") and self.dtype != STRING else value
+
+    def set(self, value: Any, *locs: int) -> None:  # noqa: A003 - TF.js name
+        self._check(locs)
+        self.values[locs] = value
+
+    def loc_to_index(self, locs: Any) -> int:
+        return int(np.ravel_multi_index(tuple(locs), self.shape)) if self.shape else 0
+
+    def index_to_loc(self, index: int) -> list[int]:
+        return [int(i) for i in np.unravel_index(index, self.shape)] if self.shape else []
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def to_tensor(self) -> Tensor:
+        return _engine.make_tensor(self.values.copy(), tuple(self.shape), self.dtype)
+
+
+class _Shaped:
+    __slots__ = ("_shape",)
+
+    def __init__(self, shape: Any):
+        self._shape = tuple(shape)
+
+
+def _shape_str(shape: tuple[int, ...]) -> str:
+    return ",".join(str(d) for d in shape)
+
+
+def disposed_error(t: Tensor, op_name: str | None) -> TensorDisposedError:
+    """The use-after-dispose error: which tensor, which op, created and disposed where."""
+    what = f"Tensor {t.id} (shape={list(t._shape)}, dtype='{t.dtype}')"
+    op = f" passed to '{op_name}'" if op_name else ""
+    created = f"created at {sites.format_site(t._site)}" if t._site else "created at an unknown place"
+    how = t._dispose_site
+    if isinstance(how, str):
+        disposed = how
+    elif how is not None:
+        disposed = f"disposed at {sites.format_site(how)}"
+    else:
+        disposed = "disposed"
+    return TensorDisposedError(
+        f"{what}{op} is disposed: it was {created} and {disposed}. Keep it alive with "
+        "tf.keep() or by returning it from tidy(), or dispose it only after its last use."
+    )

@@ -1,5 +1,6 @@
-"""Test harness: every test runs inside its own scope with the kernel leak detector on,
-and leaves no variables behind (as TF.js's describeWithFlags does)."""
+"""Test harness: each test starts from a reset engine (every counter at 0), runs inside its
+own scope with the kernel leak detector on, and leaves no variables behind (as TF.js's
+describeWithFlags does)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import tidytensor as tf
 @pytest.fixture(autouse=True)
 def _tidytensor_test_scope():
     engine = tf.engine()
+    engine.reset()
     engine.check_kernel_leaks = True
     engine.update_mode()
     engine.start_scope("test")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import sys
 import time as _time
 import warnings
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, STRING
 from .errors import (
     ArgumentTypeError,
     BackendNotFoundError,
+    KernelError,
     KernelLeakError,
     KernelNotRegisteredError,
     TidyTensorError,
@@ -29,28 +31,26 @@ from .errors import (
 from .tensor import Tensor, Variable, disposed_error
 
 _tensor_ids = itertools.count()
+_new_tensor = object.__new__
+#: The code object shared by every op wrapper (to find the running op when reporting errors).
+_OP_WRAPPER_CODE: Any = None
 _variable_ids = itertools.count()
 
 
 class Scope:
-    """One tidy (or op) scope: the tensors created while it was active."""
+    """One tidy scope: the tensors created while it was active.
 
-    __slots__ = ("track", "name", "id")
+    Ops do not get Scope objects: an op marks the active scope's ``track`` length on entry
+    and, on exit, disposes whatever it added except its result (see ``Engine.make_op``).
+    """
 
-    def __init__(self, name: str, scope_id: int):
+    __slots__ = ("track", "name", "id", "parent")
+
+    def __init__(self, name: str, scope_id: int, parent: Scope | None):
         self.track: list[Tensor] = []
         self.name = name
         self.id = scope_id
-
-
-class DataInfo:
-    """The engine's record of one live buffer."""
-
-    __slots__ = ("backend", "bytes")
-
-    def __init__(self, backend: Any, nbytes: int):
-        self.backend = backend
-        self.bytes = nbytes
+        self.parent = parent
 
 
 class MemoryInfo:
@@ -126,7 +126,6 @@ class EngineState:
         "num_string_tensors",
         "num_data_buffers",
         "num_bytes",
-        "tensor_info",
         "active_scope",
         "scope_stack",
         "next_scope_id",
@@ -143,7 +142,6 @@ class EngineState:
         self.num_string_tensors = 0
         self.num_data_buffers = 0
         self.num_bytes = 0
-        self.tensor_info: dict[Any, DataInfo] = {}
         self.active_scope: Scope | None = None
         self.scope_stack: list[Scope] = []
         self.next_scope_id = 0
@@ -170,6 +168,8 @@ class Engine:
         self.debug_mode = False
         self.track_sites = True
         self._site: sites.Site | None = None
+        #: The scope that collects tensors made by ops run outside any tidy.
+        self._top = Scope("top-level op", -1, None)
         kernel_registry.on_change(self._on_kernels_changed)
 
     # ================================================================ backends
@@ -265,60 +265,61 @@ class Engine:
 
     # ================================================================ tensors
     def make_tensor(self, values: Any, shape: tuple[int, ...], dtype: str, backend: Any = None) -> Tensor:
-        """A new tensor from values already in the backend's storage format."""
+        """A new tensor from host values already in storage dtype (NumPy)."""
         backend = backend or self.backend
         data_id = backend.write(values, shape, dtype)
+        if data_id.shape == shape:
+            shape = data_id.shape  # one tuple object: kernels compare shapes by identity first
         return self._make_tensor(data_id, shape, dtype, backend)
 
     def _make_tensor(self, data_id: Any, shape: tuple[int, ...], dtype: str, backend: Any) -> Tensor:
-        t = Tensor(shape, dtype, data_id, next(_tensor_ids))
+        """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``)."""
+        t = _new_tensor(Tensor)  # Tensor.__init__ written out: this is the per-op hot path
+        t.id = next(_tensor_ids)
+        t.data_id = data_id
+        t._shape = shape
+        t.dtype = dtype
+        t.kept = False
+        t._disposed = False
+        t._dispose_site = None
         state = self.state
         state.num_tensors += 1
-        info = state.tensor_info.get(data_id)
-        if dtype == STRING:
-            state.num_string_tensors += 1
-            if info is None:
-                nbytes = backend.string_bytes(data_id)
-                info = state.tensor_info[data_id] = DataInfo(backend, nbytes)
-                state.num_data_buffers += 1
-            state.num_bytes += info.bytes
-        else:
-            if dtype != COMPLEX64:
-                state.num_bytes += t.size * BYTES_PER_ELEMENT[dtype]
-            if info is None:
-                state.tensor_info[data_id] = DataInfo(backend, 0)
-                state.num_data_buffers += 1
+        if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
+            state.num_data_buffers += 1
+        if dtype != COMPLEX64:
+            state.num_bytes += data_id.nbytes
+            if dtype == STRING:
+                state.num_string_tensors += 1
         scope = state.active_scope
         if scope is not None:
             scope.track.append(t)
             t.scope_id = scope.id
-        if self.track_sites:
-            t._site = self._site or sites.user_site(2)
+        else:
+            t.scope_id = None
+        t._site = (self._site or sites.user_site(2)) if self.track_sites else None
         return t
 
     def read_sync(self, t: Tensor, op_name: str) -> Any:
-        info = self.state.tensor_info.get(t.data_id)
-        if info is None:
+        data_id = t.data_id
+        if data_id.refs <= 0 or not data_id.backend.alive:
             raise disposed_error(t, op_name)
-        return info.backend.read_sync(t.data_id, t._shape)
+        return data_id.backend.read_sync(data_id, t._shape)
 
     def dispose_tensor(self, t: Tensor, site: Any = None) -> None:
         """Drops one handle: counters down, buffer refcount down, buffer freed at zero."""
         t._disposed = True
         t._dispose_site = site
-        state = self.state
-        info = state.tensor_info.get(t.data_id)
-        if info is None:  # buffer already gone (engine reset)
+        data_id = t.data_id
+        if data_id.refs <= 0 or not data_id.backend.alive:  # buffer already gone (engine reset)
             return
+        state = self.state
         state.num_tensors -= 1
         dtype = t.dtype
-        if dtype == STRING:
-            state.num_string_tensors -= 1
-            state.num_bytes -= info.bytes
-        elif dtype != COMPLEX64:
-            state.num_bytes -= t.size * BYTES_PER_ELEMENT[dtype]
-        if info.backend.dispose_data(t.data_id):
-            del state.tensor_info[t.data_id]
+        if dtype != COMPLEX64:
+            state.num_bytes -= data_id.nbytes
+            if dtype == STRING:
+                state.num_string_tensors -= 1
+        if data_id.backend.dispose_data(data_id):
             state.num_data_buffers -= 1
 
     def keep(self, result: Any) -> Any:
@@ -351,22 +352,23 @@ class Engine:
 
     def _inc_ref(self, v: Variable) -> None:
         """Counts a variable as a new handle on its (existing) buffer. Variables are never tracked."""
-        info = self.state.tensor_info.get(v.data_id)
-        if info is None:
+        data_id = v.data_id
+        if data_id.refs <= 0 or not data_id.backend.alive:
             raise disposed_error(v, "variable")
         state = self.state
         state.num_tensors += 1
-        if v.dtype == STRING:
-            state.num_string_tensors += 1
-            state.num_bytes += info.bytes
-        elif v.dtype != COMPLEX64:
-            state.num_bytes += v.size * BYTES_PER_ELEMENT[v.dtype]
-        info.backend.inc_ref(v.data_id)
+        if v.dtype != COMPLEX64:
+            state.num_bytes += data_id.nbytes
+            if v.dtype == STRING:
+                state.num_string_tensors += 1
+        data_id.backend.inc_ref(data_id)
         if self.track_sites and v._site is None:
             v._site = sites.user_site(2)
 
     def assign_variable(self, v: Variable, new_value: Tensor) -> None:
         # Validated by Variable.assign; from here nothing can fail.
+        if new_value.data_id is v.data_id:
+            return  # already aliased: dropping the old handle first would free the buffer
         self.dispose_tensor(v)
         v._disposed = False
         v._dispose_site = None
@@ -385,32 +387,29 @@ class Engine:
     # ================================================================ scopes
     def start_scope(self, name: str | None = None) -> Scope:
         state = self.state
-        scope = Scope(name or "unnamed scope", state.next_scope_id)
+        scope = Scope(name or "unnamed scope", state.next_scope_id, state.active_scope)
         state.next_scope_id += 1
         state.scope_stack.append(scope)
         state.active_scope = scope
         return scope
 
     def end_scope(self, result: Any = None) -> None:
+        """Disposes what the innermost scope tracked, except ``result`` and kept tensors,
+        and re-homes ``result``'s tensors into the parent scope (TF.js's ``endScope``)."""
         state = self.state
         scope = state.active_scope
-        if scope is None:
-            raise TidyTensorError("end_scope() called with no active scope")
-        track = scope.track
-        if type(result) is Tensor and len(track) == 1 and track[0] is result:
-            returned: list[Tensor] = [result]  # the common op case: nothing to dispose
-        else:
-            returned = tensors_in(result)
-            keep_ids = {id(t) for t in returned}
-            how = None
-            for t in track:
-                if not t.kept and not t._disposed and id(t) not in keep_ids:
-                    if how is None:
-                        how = self._scope_end_note(scope)
-                    self.dispose_tensor(t, how)
-        stack = state.scope_stack
-        stack.pop()
-        parent = stack[-1] if stack else None
+        if scope is None or not state.scope_stack or state.scope_stack[-1] is not scope:
+            raise TidyTensorError("end_scope() called with no matching start_scope()")
+        returned = tensors_in(result)
+        keep_ids = {id(t) for t in returned}
+        note = None
+        for t in scope.track:
+            if not t.kept and not t._disposed and id(t) not in keep_ids:
+                if note is None:
+                    note = self._scope_end_note(scope)
+                self.dispose_tensor(t, note)
+        state.scope_stack.pop()
+        parent = scope.parent
         state.active_scope = parent
         for t in returned:
             if not t.kept and t.scope_id == scope.id and type(t) is not Variable:
@@ -463,41 +462,70 @@ class Engine:
         self.end_scope(result)
         return result
 
-    def run_op(self, name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
-        """Runs one public op in its own ``<name>__op`` scope (the ``@op`` wrapper)."""
-        outer = self._site is None
-        if outer and self.track_sites:
-            self._site = sites.user_site(3)
-        state = self.state
-        scope = Scope(name, state.next_scope_id)
-        state.next_scope_id += 1
-        stack = state.scope_stack
-        stack.append(scope)
-        state.active_scope = scope
-        try:
-            result = fn(*args, **kwargs)
-        except BaseException:
-            self.end_scope(None)
+    def make_op(self, name: str, fn: Callable) -> Callable:
+        """Wraps a public op so that its temporaries never leak (the ``@op`` decorator).
+
+        Equivalent to TF.js's ``<name>__op`` scope without allocating one: the op marks the
+        active scope's track list on entry and, on exit, disposes what it added except its
+        result. This closure is the per-op hot path, so it is written out flat.
+        """
+        engine = self
+        internal = sites.internal_codes
+        user_site = sites.user_site
+        getframe = sys._getframe
+
+        def op_wrapper(*args: Any, **kwargs: Any) -> Any:
+            state = engine.state
+            scope = state.active_scope
+            top = scope is None
+            if top:
+                scope = state.active_scope = engine._top
+            track = scope.track
+            mark = len(track)
+            outer = engine._site is None and engine.track_sites
             if outer:
-                self._site = None
-            raise
+                frame = getframe(1)
+                code = frame.f_code
+                engine._site = (code, frame.f_lasti) if internal.get(code) is False else user_site(2)
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException:
+                engine._unwind_op(scope, mark, None, name)
+                if outer:
+                    engine._site = None
+                if top:
+                    track.clear()
+                    state.active_scope = None
+                raise
+            if len(track) != mark + 1 or track[mark] is not result:
+                engine._unwind_op(scope, mark, result, name)
+            if outer:
+                engine._site = None
+            if top:
+                for t in track:
+                    t.scope_id = None
+                track.clear()
+                state.active_scope = None
+            return result
+
+        global _OP_WRAPPER_CODE
+        _OP_WRAPPER_CODE = op_wrapper.__code__
+        return op_wrapper
+
+    def _unwind_op(self, scope: Scope, mark: int, result: Any, name: str) -> None:
+        """Disposes the tensors an op added to ``scope`` except those in its result."""
         track = scope.track
-        if len(track) == 1 and track[0] is result and type(result) is Tensor:
-            # Fast path: the op made exactly one tensor and returns it.
-            stack.pop()
-            parent = stack[-1] if stack else None
-            state.active_scope = parent
-            if not result.kept:
-                if parent is not None:
-                    parent.track.append(result)
-                    result.scope_id = parent.id
-                else:
-                    result.scope_id = None
-        else:
-            self.end_scope(result)
-        if outer:
-            self._site = None
-        return result
+        added = track[mark:]
+        del track[mark:]
+        keep_ids = {id(t) for t in tensors_in(result)}
+        note = None
+        for t in added:
+            if id(t) in keep_ids:
+                track.append(t)
+            elif not t.kept and not t._disposed:
+                if note is None:
+                    note = f"disposed as a temporary of op '{name[:-4]}'"
+                self.dispose_tensor(t, note)
 
     # ================================================================ kernels
     def run_kernel(self, kernel_name: str, inputs: tuple, attrs: dict | None = None) -> Any:
@@ -505,16 +533,43 @@ class Engine:
         kernel = self._kernels.get(kernel_name)
         if kernel is None:
             kernel = self._missing_kernel(kernel_name)
+        backend = self._backend
         for t in inputs:
-            if t._disposed:
-                raise disposed_error(t, self._op_name(kernel_name))
+            if t._disposed or t.data_id.backend is not backend:
+                self._check_input(t, kernel_name, backend)
         if self._slow:
             return self._run_kernel_instrumented(kernel_name, kernel, inputs, attrs)
-        out = kernel(inputs, attrs)
-        backend = self._backend
-        if isinstance(out, tuple):
+        try:
+            out = kernel(inputs, attrs)
+        except TidyTensorError:
+            raise
+        except Exception as exc:
+            raise self._kernel_failure(kernel_name, inputs, exc) from exc
+        tout = type(out)
+        if tout is tuple:  # a view of an existing buffer
             return self._make_tensor(out[0], out[1], out[2], backend)
-        return [self._make_tensor(o[0], o[1], o[2], backend) for o in out]
+        if tout is not list:  # a fresh buffer record
+            return self._make_tensor(out, out.shape, out.dtype, backend)
+        return [self._make_tensor(*_info(o), backend) for o in out]
+
+    def _check_input(self, t: Tensor, kernel_name: str, backend: Any) -> None:
+        """A disposed input raises; a live one on another backend moves here (TF.js's moveData)."""
+        data_id = t.data_id
+        if t._disposed or data_id.refs <= 0 or not data_id.backend.alive:
+            raise disposed_error(t, self._op_name(kernel_name))
+        source = data_id.backend
+        values = source.read_sync(data_id, data_id.shape)
+        refs = data_id.refs
+        source.dispose_data(data_id, True)
+        moved = backend.write(values, data_id.shape, t.dtype)
+        data_id.values, data_id.backend, data_id.refs = moved.values, backend, refs
+
+    def _kernel_failure(self, kernel_name: str, inputs: tuple, exc: Exception) -> Exception:
+        shapes = ", ".join(f"{t.dtype}{list(t._shape)}" for t in inputs)
+        return KernelError(
+            f"Kernel '{kernel_name}' (op '{self._op_name(kernel_name)}') failed on inputs "
+            f"({shapes}): {type(exc).__name__}: {exc}"
+        )
 
     def _missing_kernel(self, kernel_name: str) -> Callable:
         self.backend  # noqa: B018 - lazy backend initialization
@@ -526,10 +581,15 @@ class Engine:
         return kernel
 
     def _op_name(self, kernel_name: str) -> str:
-        scope = self.state.active_scope
-        if scope is not None and scope.name.endswith("__op"):
-            return scope.name[:-4]
-        return kernel_name
+        """The op the user called: the outermost running op wrapper (read from the call
+        stack, on the error path only)."""
+        name = None
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code is _OP_WRAPPER_CODE:
+                name = frame.f_locals["name"][:-4]
+            frame = frame.f_back
+        return name or kernel_name
 
     def update_mode(self) -> None:
         """Recomputes whether kernels take the instrumented path."""
@@ -547,14 +607,17 @@ class Engine:
         state.kernel_depth += 1
         try:
             out = kernel(inputs, attrs)
+        except TidyTensorError:
+            raise
+        except Exception as exc:
+            raise self._kernel_failure(kernel_name, inputs, exc) from exc
         finally:
             state.kernel_depth -= 1
         elapsed_ms = (_time.perf_counter() - start) * 1000.0
-        infos = [out] if isinstance(out, tuple) else list(out)
+        infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
         if self.check_kernel_leaks:
-            new_ids = sum(3 if o[2] == COMPLEX64 and backend.complex_counts_three else 1 for o in infos)
-            shared = sum(1 for o in infos if o[0] in state.tensor_info)
-            leaked = backend.num_data_ids() - before_ids - (new_ids - shared)
+            new_ids = sum(1 for o in infos if o[0].refs == 1)
+            leaked = backend.num_data_ids() - before_ids - new_ids
             if leaked > 0:
                 raise KernelLeakError(
                     f"Backend '{self.backend_name}' has an internal memory leak ({leaked} data ids) "
@@ -581,7 +644,7 @@ class Engine:
             )
         if state.gradient_depth > 0 and state.kernel_depth == 0 and self.record_tape is not None:
             self.record_tape(kernel_name, inputs, outputs, attrs)
-        return outputs[0] if isinstance(out, tuple) else outputs
+        return outputs if type(out) is list else outputs[0]
 
     #: Set by the autodiff module: records a kernel call on the active tape.
     record_tape: Callable | None = None
@@ -643,11 +706,17 @@ class Engine:
         self.backend_name = None
         self._kernels = {}
         self._site = None
+        self._top = Scope("top-level op", -1, None)
         self.update_mode()
 
 
 class TimingInfo(MemoryInfo):
     """``tf.time(fn)``'s result: ``kernel_ms`` and ``wall_ms``."""
+
+
+def _info(out: Any) -> tuple:
+    """A kernel output as ``(data_id, shape, dtype)``."""
+    return out if type(out) is tuple else (out, out.shape, out.dtype)
 
 
 def _bind(kernel_func: Callable, backend: Any) -> Callable:

@@ -44,6 +44,10 @@ class VariableExistsError(TidyTensorError, ValueError):
     """A variable name is already registered."""
 
 
+class KernelError(TidyTensorError, RuntimeError):
+    """A kernel failed in a way the op's argument checks did not foresee (a bug to report)."""
+
+
 class KernelLeakError(TidyTensorError, RuntimeError):
     """A kernel left backend buffers behind (checked in test mode)."""
 

@@ -11,7 +11,9 @@ import sys
 from types import CodeType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_internal: dict[CodeType, bool] = {}
+#: Code objects known to be tidytensor's own (True) or the user's (False).
+internal_codes: dict[CodeType, bool] = {}
+_internal = internal_codes
 _getframe = sys._getframe
 
 Site = tuple  # (CodeType, int)

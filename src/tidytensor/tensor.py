@@ -30,7 +30,6 @@ class Tensor:
         "data_id",
         "_shape",
         "dtype",
-        "size",
         "scope_id",
         "kept",
         "_disposed",
@@ -50,7 +49,6 @@ class Tensor:
         self.data_id = data_id
         self._shape = shape
         self.dtype = dtype
-        self.size = math.prod(shape)
         self.scope_id = None
         self.kept = False
         self._disposed = False
@@ -62,6 +60,11 @@ class Tensor:
     def shape(self) -> list[int]:
         """The shape as a list, as in TF.js."""
         return list(self._shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return math.prod(self._shape)
 
     @property
     def rank(self) -> int:

@@ -4,7 +4,12 @@ lifetimes; the engine tells them when a handle is added (``inc_ref``) or dropped
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+# Kernels follow IEEE semantics silently, as TF.js does (1/0 is Infinity, int32 wraps):
+# NumPy's floating-point warnings raised inside kernel code are not the user's concern.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tidytensor\.backends\.")
 
 
 class Backend:

@@ -31,35 +31,65 @@ FAMILIES = (
 
 
 class DataId:
-    """An opaque buffer key, hashed by identity."""
+    """One buffer: its array, its handle count and its owner. The engine reads ``refs``,
+    ``backend`` and ``nbytes``; only the backend writes them."""
 
-    __slots__ = ()
+    __slots__ = ("values", "refs", "backend", "nbytes", "shape", "dtype")
+
+    def __init__(self, values: Any, backend: ArrayBackend, nbytes: int, dtype: str):
+        self.values = values
+        self.refs = 1
+        self.backend = backend
+        self.nbytes = nbytes
+        self.shape = values.shape
+        self.dtype = dtype
+
+
+_new_record = object.__new__
+
+
+def _string_bytes(values: Any) -> int:
+    return sum(len(s.encode("utf-8")) for s in values.reshape(-1))
 
 
 class ArrayBackend(Backend):
-    """Buffers are ``[array, refcount]`` records keyed by :class:`DataId`."""
+    """Buffers are :class:`DataId` records holding an ``xp`` array."""
 
     name = "array"
     xp: Any = None
     complex_counts_three = False
 
     def __init__(self) -> None:
-        self._data: dict[DataId, list] = {}
+        self.alive = True
+        self._num_ids = 0
 
     # ------------------------------------------------------------------ storage
     def write(self, values: Any, shape: tuple[int, ...], dtype: str) -> DataId:
-        data_id = DataId()
-        self._data[data_id] = [values, 1]
-        return data_id
+        """Stores host values (already in storage dtype) and returns a new data id."""
+        values = self.upload(values)
+        nbytes = _string_bytes(values) if dtype == STRING else values.nbytes
+        self._num_ids += 1
+        return DataId(values, self, nbytes, dtype)
 
-    def write_array(self, arr: Any) -> tuple[DataId, tuple[int, ...], str]:
-        """Stores a kernel's output array; returns its TensorInfo."""
+    def upload(self, values: Any) -> Any:
+        """Host (NumPy) values into this backend's array type."""
+        return self.xp.asarray(values)
+
+    def write_array(self, arr: Any) -> DataId:
+        """Stores a kernel's output array as a new buffer. The record is itself the kernel's
+        TensorInfo: its ``shape`` and ``dtype`` are the output's."""
         dtype = DTYPE_OF_STORAGE.get(arr.dtype)
         if dtype is None:
             arr, dtype = self._normalize(arr)
-        data_id = DataId()
-        self._data[data_id] = [arr, 1]
-        return (data_id, arr.shape, dtype)
+        self._num_ids += 1
+        rec = _new_record(DataId)
+        rec.values = arr
+        rec.refs = 1
+        rec.backend = self
+        rec.shape = arr.shape
+        rec.dtype = dtype
+        rec.nbytes = arr.nbytes if dtype != STRING else _string_bytes(arr)
+        return rec
 
     def _normalize(self, arr: Any) -> tuple[Any, str]:
         dtype = DTYPE_OF_USER_ARRAY.get(arr.dtype)
@@ -71,45 +101,45 @@ class ArrayBackend(Backend):
         return self.xp.asarray(arr, dtype=NUMPY_DTYPE[dtype]), dtype
 
     def read_sync(self, data_id: DataId, shape: tuple[int, ...]) -> Any:
-        values = self._data[data_id][0]
-        return values if values.shape == shape else values.reshape(shape)
+        """The values as a host NumPy array of ``shape`` (may be a view: do not mutate)."""
+        values = data_id.values
+        return values if data_id.shape == shape else values.reshape(shape)
 
     def share(self, x: Any, shape: tuple[int, ...], dtype: str | None = None) -> tuple:
         """A TensorInfo viewing ``x``'s buffer with another shape: no copy, refcount + 1."""
-        self._data[x.data_id][1] += 1
+        x.data_id.refs += 1
         return (x.data_id, shape, dtype or x.dtype)
 
     def array(self, t: Any) -> Any:
         """The array behind a tensor (or TensorInfo-like), viewed with its shape."""
-        values = self._data[t.data_id][0]
+        rec = t.data_id
         shape = t._shape
-        return values if values.shape == shape else values.reshape(shape)
+        return rec.values if rec.shape is shape or rec.shape == shape else rec.values.reshape(shape)
 
     def dispose_data(self, data_id: DataId, force: bool = False) -> bool:
-        record = self._data.get(data_id)
-        if record is None:
-            return False
-        record[1] -= 1
-        if force or record[1] <= 0:
-            del self._data[data_id]
+        """Drops one reference; frees the buffer (and returns True) at zero."""
+        data_id.refs -= 1
+        if force or data_id.refs <= 0:
+            data_id.refs = 0
+            data_id.values = None
+            self._num_ids -= 1
             return True
         return False
 
     def inc_ref(self, data_id: DataId) -> None:
-        self._data[data_id][1] += 1
+        data_id.refs += 1
 
     def ref_count(self, data_id: DataId) -> int:
-        record = self._data.get(data_id)
-        return record[1] if record is not None else 0
+        return data_id.refs
 
     def num_data_ids(self) -> int:
-        return len(self._data)
+        return self._num_ids
 
     def string_bytes(self, data_id: DataId) -> int:
-        return sum(len(s.encode("utf-8")) for s in self._data[data_id][0].reshape(-1))
+        return data_id.nbytes
 
     def count_non_finite(self, data_id: DataId) -> str | None:
-        values = self._data[data_id][0]
+        values = data_id.values
         xp = self.xp
         if bool(xp.isnan(values).any()):
             return "NaN"
@@ -127,7 +157,9 @@ class ArrayBackend(Backend):
         }
 
     def dispose(self) -> None:
-        self._data.clear()
+        """Forgets every buffer: handles still pointing here read as disposed."""
+        self.alive = False
+        self._num_ids = 0
 
     # ------------------------------------------------------------------ kernels
     @classmethod
@@ -141,8 +173,19 @@ class ArrayBackend(Backend):
                 register_kernel(KernelConfig(kernel_name, backend_name, fn))
 
 
+def _arity(fn: Callable[..., Any]) -> int | None:
+    """Number of positional array parameters, or None for ``*arrays``."""
+    code = fn.__code__
+    if code.co_flags & 0x04:  # CO_VARARGS
+        return None
+    return code.co_argcount
+
+
 class XpKernel:
-    """Adapts ``fn(*arrays, xp, **attrs)`` to the registry's kernel signature."""
+    """Adapts ``fn(*arrays, xp, **attrs)`` to the registry's kernel signature.
+
+    ``bind`` returns a closure specialized for one or two inputs: the per-op hot path.
+    """
 
     __slots__ = ("name", "fn")
 
@@ -154,17 +197,58 @@ class XpKernel:
         return self.bind(backend)(inputs, attrs)
 
     def bind(self, backend: ArrayBackend) -> Callable[[tuple, Any], Any]:
-        fn, xp, data, write = self.fn, backend.xp, backend._data, backend.write_array
+        fn, xp, write = self.fn, backend.xp, backend.write_array
+        storage_dtype = DTYPE_OF_STORAGE.get
 
-        def kernel(inputs: tuple, attrs: Any) -> Any:
-            arrays = []
-            for t in inputs:
-                values = data[t.data_id][0]
-                shape = t._shape
-                arrays.append(values if values.shape == shape else values.reshape(shape))
-            out = fn(*arrays, xp=xp, **attrs) if attrs else fn(*arrays, xp=xp)
+        def finish(out: Any) -> Any:
             if isinstance(out, (list, tuple)):
                 return [write(o) for o in out]
             return write(out)
+
+        def write_one(out: Any) -> Any:
+            # write_array written out for the common case of one numeric output.
+            try:
+                dtype = storage_dtype(out.dtype)
+            except AttributeError:
+                return finish(out)
+            if dtype is None or dtype == STRING:
+                return write(out)
+            backend._num_ids += 1
+            rec = _new_record(DataId)
+            rec.values = out
+            rec.refs = 1
+            rec.backend = backend
+            rec.shape = out.shape
+            rec.dtype = dtype
+            rec.nbytes = out.nbytes
+            return rec
+
+        arity = _arity(fn)
+        if arity == 1:
+
+            def kernel1(inputs: tuple, attrs: Any) -> Any:
+                (x,) = inputs
+                rec = x.data_id
+                s = x._shape
+                v = rec.values if rec.shape is s or rec.shape == s else rec.values.reshape(s)
+                return write_one(fn(v, xp=xp, **attrs) if attrs else fn(v, xp=xp))
+
+            return kernel1
+        if arity == 2:
+
+            def kernel2(inputs: tuple, attrs: Any) -> Any:
+                a, b = inputs
+                ra, rb = a.data_id, b.data_id
+                sa, sb = a._shape, b._shape
+                va = ra.values if ra.shape is sa or ra.shape == sa else ra.values.reshape(sa)
+                vb = rb.values if rb.shape is sb or rb.shape == sb else rb.values.reshape(sb)
+                return write_one(fn(va, vb, xp=xp, **attrs) if attrs else fn(va, vb, xp=xp))
+
+            return kernel2
+
+        def kernel(inputs: tuple, attrs: Any) -> Any:
+            arrays = [backend.array(t) for t in inputs]
+            out = fn(*arrays, xp=xp, **attrs) if attrs else fn(*arrays, xp=xp)
+            return finish(out)
 
         return kernel

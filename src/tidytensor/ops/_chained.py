@@ -187,6 +187,8 @@ def _install_operators() -> None:
         if fn is not None:
             setattr(Tensor, f"__{dunder}__", _method(fn, f"__{dunder}__"))
     Tensor.__pos__ = lambda self: self
-    getitem = _op("_getitem")
+    from . import slicing_joining
+
+    getitem = getattr(slicing_joining, "tensor_getitem", None)
     if getitem is not None:
         Tensor.__getitem__ = getitem

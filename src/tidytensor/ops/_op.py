@@ -37,12 +37,7 @@ def op(fn: F | None = None, *, name: str | None = None) -> Any:
 
     def decorate(fn: F) -> F:
         scope_name = (name or fn.__name__.rstrip("_")) + OP_SCOPE_SUFFIX
-        run_op = ENGINE.run_op
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return run_op(scope_name, fn, args, kwargs)
-
+        wrapper = functools.wraps(fn)(ENGINE.make_op(scope_name, fn))
         wrapper.op_name = scope_name[: -len(OP_SCOPE_SUFFIX)]  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from . import ops as _ops
+from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import numpy_backend as _numpy_backend
 from .engine import ENGINE as _ENGINE
 from .errors import (
@@ -38,6 +39,12 @@ __all__ = [
     *_ops.__all__,
     *__import__("tidytensor.runtime", fromlist=["__all__"]).__all__,
     *__import__("tidytensor.scopes", fromlist=["__all__"]).__all__,
+    "custom_grad",
+    "grad",
+    "grads",
+    "value_and_grad",
+    "value_and_grads",
+    "variable_grads",
     "OP_SCOPE_SUFFIX",
     "op",
     "Tensor",

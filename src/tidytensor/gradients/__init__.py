@@ -1,0 +1,8 @@
+"""Gradient configs, one module per op family (same names as ops/ and xp_kernels/).
+
+Importing this package registers every GradConfig; the list is explicit, not discovered.
+"""
+
+from __future__ import annotations
+
+from . import arithmetic, creation, transformations  # noqa: F401

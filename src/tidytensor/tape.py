@@ -1,0 +1,143 @@
+"""The gradient tape: which kernel calls lead from x to y, and the reverse walk over them.
+
+TF.js's ``tape.ts``: nodes are recorded only while a gradient function runs; the filter
+keeps the nodes on a path from some x to y (so ops off the path need no gradient), and
+backprop sums each input's gradients in a dict keyed by tensor id, disposing every partial
+sum once it has been added in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .errors import GradientError
+from .tensor import Tensor
+
+
+class TapeNode:
+    """One recorded kernel call."""
+
+    __slots__ = ("id", "kernel_name", "inputs", "outputs", "saved", "gradient", "attrs", "live")
+
+    def __init__(
+        self,
+        node_id: int,
+        kernel_name: str,
+        inputs: tuple[Tensor, ...],
+        outputs: list[Tensor],
+        saved: list[Tensor],
+        gradient: Callable[[list[Tensor | None]], Any] | None,
+        attrs: Any,
+    ):
+        self.id = node_id
+        self.kernel_name = kernel_name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.saved = saved
+        self.gradient = gradient
+        self.attrs = attrs
+        #: Which inputs depend on some x (set by ``filter_tape``); only those get gradients.
+        self.live: tuple[bool, ...] = ()
+
+
+def filter_tape(tape: list[TapeNode], xs: list[Tensor], y: Tensor) -> list[TapeNode]:
+    """The nodes on a path from any of ``xs`` to ``y``, with inputs pruned to those that
+    depend on ``xs`` (TF.js's ``getFilteredNodesXToY``)."""
+    from_x = {x.id for x in xs}
+    nodes_from_x = set()
+    for node in tape:
+        if any(t.id in from_x for t in node.inputs):
+            from_x.update(o.id for o in node.outputs)
+            nodes_from_x.add(node.id)
+    to_y = {y.id}
+    nodes_to_y = set()
+    for node in reversed(tape):
+        if any(o.id in to_y for o in node.outputs):
+            to_y.update(t.id for t in node.inputs)
+            nodes_to_y.add(node.id)
+    filtered = []
+    for node in tape:
+        if node.id in nodes_from_x and node.id in nodes_to_y:
+            node.live = tuple(t.id in from_x for t in node.inputs)
+            filtered.append(node)
+    return filtered
+
+
+def backprop(
+    grads: dict[int, Tensor],
+    tape: list[TapeNode],
+    tidy: Callable[[Callable[[], Tensor]], Tensor],
+    add: Callable[[Tensor, Tensor], Tensor],
+    zeros: Callable[[list[int], str], Tensor],
+) -> None:
+    """Walks ``tape`` backwards, accumulating into ``grads`` (tensor id -> gradient)."""
+    for node in reversed(tape):
+        dys: list[Tensor | None] = [grads.get(o.id) for o in node.outputs]
+        if all(dy is None for dy in dys):
+            continue  # the node's outputs do not reach y through any recorded gradient
+        if node.gradient is None:
+            raise GradientError(
+                f"Cannot compute gradient: gradient function not found for {node.kernel_name}."
+            )
+        dys = [
+            dy if dy is not None else zeros(list(o._shape), o.dtype) for dy, o in zip(dys, node.outputs, strict=True)
+        ]
+        thunks = node.gradient(dys)
+        for i, x in enumerate(node.inputs):
+            if not node.live[i]:
+                continue
+            thunk = thunks[i] if i < len(thunks) else None
+            if thunk is None:
+                raise GradientError(
+                    f"Cannot backprop through input {_input_name(node.kernel_name, i)} of "
+                    f"'{node.kernel_name}': its gradient function gives none."
+                )
+            dx = tidy(thunk)
+            _check_gradient(node.kernel_name, i, x, dx)
+            current = grads.get(x.id)
+            if current is None:
+                grads[x.id] = dx
+            else:
+                grads[x.id] = add(current, dx)
+                current.dispose()
+                dx.dispose()
+
+
+def _check_gradient(kernel_name: str, i: int, x: Tensor, dx: Any) -> None:
+    name = _input_name(kernel_name, i)
+    if not isinstance(dx, Tensor):
+        raise GradientError(
+            f"Error in gradient for op {kernel_name}. The gradient of input '{name}' must be a "
+            f"Tensor, but the gradient function returned {type(dx).__name__}"
+        )
+    if dx.dtype != "float32":
+        raise GradientError(
+            f"Error in gradient for op {kernel_name}. The gradient of input '{name}' must have "
+            f"'float32' dtype, but has '{dx.dtype}'"
+        )
+    if dx._shape != x._shape:
+        raise GradientError(
+            f"Error in gradient for op {kernel_name}. The gradient of input '{name}' has shape "
+            f"'{list(dx._shape)}', which does not match the shape of the input '{list(x._shape)}'"
+        )
+
+
+_INPUT_NAMES: dict[str, list[str]] | None = None
+
+
+def _input_name(kernel_name: str, i: int) -> str:
+    """The kernel's i-th input name, read from kernel_names.py's comments (error path only)."""
+    global _INPUT_NAMES
+    if _INPUT_NAMES is None:
+        from . import kernel_names
+
+        _INPUT_NAMES = {}
+        source = open(kernel_names.__file__, encoding="utf-8").read()
+        for name, inputs in re.findall(r'= "(\w+)"  # inputs: ([^;\n]+)', source):
+            _INPUT_NAMES[name] = [s.strip() for s in inputs.split(",")]
+    names = _INPUT_NAMES.get(kernel_name, [])
+    if len(names) == 1 and names[0].startswith("*"):
+        return f"{names[0][1:]}[{i}]"
+    return names[i] if i < len(names) else str(i)

@@ -14,6 +14,9 @@ Spec format (one JSON list per family, ``specs/<family>.json``), one case per ob
   or any plain JSON value, passed as-is.
 - ``atol`` / ``rtol``: optional tolerances for this case (default 1e-5 each).
 - ``py_error``: optional substring our error message must contain.
+- ``grad``: a list of argument positions: the case computes ``tf.grads`` of the op with
+  respect to those arguments (others held fixed) instead of the op's value; ``dy``
+  optionally gives the upstream gradient (an arg, usually a tensor).
 
 ``generate.js`` records, per case, the encoded result (``dtype``, ``shape``, flat ``values``;
 ``list``; ``object``; ``value``) or ``error``, plus ``new_tensors``/``new_buffers``/
@@ -93,6 +96,18 @@ def resolve(name: str) -> Any:
 
 def call_case(case: dict) -> Any:
     args = [decode_arg(a) for a in case.get("args", [])]
+    if case.get("grad"):
+        fn = resolve(case["op"])
+        positions = case["grad"]
+
+        def f(*xs: Any) -> Any:
+            full = list(args)
+            for pos, x in zip(positions, xs, strict=True):
+                full[pos] = x
+            return fn(*full)
+
+        dy = decode_arg(case["dy"]) if "dy" in case else None
+        return tf.grads(f)([args[p] for p in positions], dy)
     kwargs = {}
     if case.get("kwargs") and args and isinstance(args[-1], dict):
         kwargs = args.pop()
@@ -197,4 +212,6 @@ def _made_by_args(case: dict) -> tuple[int, int]:
         return (sum(p[0] for p in parts), sum(p[1] for p in parts))
 
     parts = [count(a) for a in case.get("args", [])]
+    if "dy" in case:
+        parts.append(count(case["dy"]))
     return (sum(p[0] for p in parts), sum(p[1] for p in parts))

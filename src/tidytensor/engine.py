@@ -192,7 +192,7 @@ class Engine:
             self._kernels = {}
         instance = self._registry.pop(name, None)
         if instance is not None:
-            instance.dispose()
+            self._dispose_backend(name, instance)
         del self._factories[name]
 
     def find_backend(self, name: str) -> Any:
@@ -249,19 +249,29 @@ class Engine:
                 return
         raise BackendNotFoundError("Could not initialize any backends, all backend initializations failed.")
 
-    def _rebuild_kernel_table(self) -> None:
+    def _rebuild_kernel_table(self, setup: bool = True) -> None:
+        """Binds the active backend's kernels; runs their ``setup_func`` only when the backend
+        is set (TF.js's ``setupRegisteredKernels``), not when a kernel is (un)registered."""
         name = self.backend_name
+        backend = self._backend
         table = {}
         for config in kernel_registry.get_kernels_for_backend(name):
-            backend = self._backend
-            if config.setup_func is not None:
+            if setup and config.setup_func is not None:
                 config.setup_func(backend)
             table[config.kernel_name] = _bind(config.kernel_func, backend)
         self._kernels = table
 
     def _on_kernels_changed(self, backend_name: str) -> None:
         if backend_name == self.backend_name and self._backend is not None:
-            self._rebuild_kernel_table()
+            self._rebuild_kernel_table(setup=False)
+
+    def _dispose_backend(self, name: str, instance: Any) -> None:
+        """Runs the kernels' ``dispose_func`` then disposes the backend (TF.js's
+        ``disposeRegisteredKernels`` + ``backend.dispose()``)."""
+        for config in kernel_registry.get_kernels_for_backend(name):
+            if config.dispose_func is not None:
+                config.dispose_func(instance)
+        instance.dispose()
 
     # ================================================================ tensors
     def make_tensor(self, values: Any, shape: tuple[int, ...], dtype: str, backend: Any = None) -> Tensor:
@@ -442,8 +452,8 @@ class Engine:
         if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
             raise ArgumentTypeError(
                 f"tidy() was given the coroutine function {getattr(fn, '__name__', fn)!r}: tidy is "
-                "synchronous and cannot track tensors across 'await'. Use 'async with "
-                "tf.tidy_scope()' or dispose tensors by hand in async code."
+                "synchronous and cannot track tensors across 'await'. Call tidy() on the "
+                "synchronous parts inside the coroutine, or dispose tensors by hand (tf.dispose)."
             )
         self.start_scope(name)
         try:
@@ -699,8 +709,8 @@ class Engine:
         for v in list(self.state.registered_variables.values()):
             v.dispose()
         self.state = EngineState()
-        for instance in self._registry.values():
-            instance.dispose()
+        for name, instance in self._registry.items():
+            self._dispose_backend(name, instance)
         self._registry.clear()
         self._backend = None
         self.backend_name = None

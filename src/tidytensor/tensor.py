@@ -167,9 +167,12 @@ class Tensor:
         print(self.to_string(verbose))
 
     def __repr__(self) -> str:
-        if self._disposed:
-            return f"<disposed Tensor id={self.id} shape={list(self._shape)} dtype={self.dtype}>"
-        return self.to_string()
+        if not self._disposed:
+            try:
+                return self.to_string()
+            except TensorDisposedError:  # its buffer went with a reset or removed backend
+                pass
+        return f"<disposed Tensor id={self.id} shape={list(self._shape)} dtype={self.dtype}>"
 
     __str__ = __repr__
 

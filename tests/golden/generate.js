@@ -73,6 +73,7 @@ function runCase(c) {
   let args;
   try {
     args = (c.args || []).map(decodeArg);
+    if (c.dy !== undefined) c.dyTensor = decodeArg(c.dy);
   } catch (e) {
     tf.engine().endScope();
     return {error: 'bad args: ' + e.message};
@@ -80,7 +81,16 @@ function runCase(c) {
   const mid = tf.memory();
   let result;
   try {
-    if (c.method) {
+    if (c.grad) {
+      // Gradients of the op with respect to the args at positions c.grad (TF.js's tf.grads).
+      const fn = resolve(c.op);
+      const f = (...xs) => {
+        const full = args.slice();
+        c.grad.forEach((pos, i) => { full[pos] = xs[i]; });
+        return fn(...full);
+      };
+      result = tf.grads(f)(c.grad.map((pos) => args[pos]), c.dyTensor);
+    } else if (c.method) {
       const [self, ...rest] = args;
       result = self[c.op](...rest);
     } else {

@@ -481,6 +481,7 @@ class Engine:
         """
         engine = self
         internal = sites.internal_codes
+        site_table = sites._sites
         user_site = sites.user_site
         getframe = sys._getframe
 
@@ -496,7 +497,12 @@ class Engine:
             if outer:
                 frame = getframe(1)
                 code = frame.f_code
-                engine._site = (code, frame.f_lasti) if internal.get(code) is False else user_site(2)
+                if internal.get(code) is False:
+                    by_offset = site_table.get(code)
+                    site = by_offset.get(frame.f_lasti) if by_offset is not None else None
+                    engine._site = site or sites.site_of(code, frame.f_lasti)
+                else:
+                    engine._site = user_site(2)
             try:
                 result = fn(*args, **kwargs)
             except BaseException:

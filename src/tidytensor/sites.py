@@ -28,6 +28,22 @@ def _is_internal(code: CodeType) -> bool:
     return flag
 
 
+#: One canonical site tuple per (code, offset): tensors share it instead of each holding a
+#: new tuple, which would be one more object per op for the garbage collector to walk.
+_sites: dict[CodeType, dict[int, Site]] = {}
+
+
+def site_of(code: CodeType, offset: int) -> Site:
+    """The canonical ``(code, offset)`` tuple."""
+    by_offset = _sites.get(code)
+    if by_offset is None:
+        by_offset = _sites[code] = {}
+    site = by_offset.get(offset)
+    if site is None:
+        site = by_offset[offset] = (code, offset)
+    return site
+
+
 def user_site(depth: int = 2) -> Site | None:
     """The innermost frame outside tidytensor, as ``(code, offset)``."""
     f = _getframe(depth)
@@ -37,7 +53,7 @@ def user_site(depth: int = 2) -> Site | None:
         if flag is None:
             flag = _is_internal(code)
         if not flag:
-            return (code, f.f_lasti)
+            return site_of(code, f.f_lasti)
         f = f.f_back
     return None
 

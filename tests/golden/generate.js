@@ -67,7 +67,7 @@ function resolve(name) {
   return fn.bind(owner);
 }
 
-function runCase(c) {
+async function runCase(c) {
   tf.engine().startScope();
   const before = tf.memory();
   let args;
@@ -96,6 +96,7 @@ function runCase(c) {
     } else {
       result = resolve(c.op)(...args);
     }
+    if (result instanceof Promise) result = await result;
   } catch (e) {
     const after = tf.memory();
     tf.engine().endScope();
@@ -125,7 +126,7 @@ async function main() {
     const results = {};
     for (const c of cases) {
       if (c.name in results) throw new Error(`duplicate case name ${c.name} in ${file}`);
-      results[c.name] = runCase(c);
+      results[c.name] = await runCase(c);
     }
     const lines = Object.entries(results).map(([k, v]) => ` ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
     fs.writeFileSync(path.join(outDir, file), '{\n' + lines.join(',\n') + '\n}\n');

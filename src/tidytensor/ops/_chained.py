@@ -103,6 +103,12 @@ def _reshape_as(self: Tensor, x: Tensor) -> Tensor:
     return _op("reshape")(self, x.shape)
 
 
+@_special("where")
+def _where(self: Tensor, condition: Any, x: Any) -> Tensor:
+    # TF.js: ``a.where(cond, b)`` is ``where(cond, a, b)``.
+    return _op("where")(condition, self, x)
+
+
 @_special("concat")
 def _concat(self: Tensor, x: Any, axis: int = 0) -> Tensor:
     others = list(x) if isinstance(x, (list, tuple)) else [x]

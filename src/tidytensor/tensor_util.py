@@ -1,13 +1,28 @@
 """Turning TensorLike values (numbers, nested lists, NumPy arrays) into tensors.
 
-TF.js's ``tensor_util_env.ts`` and ``makeTensor``: dtype inference (numbers are
-float32, booleans bool, strings string), shape inference with a clear error for ragged
-lists, and the ``convert_to_tensor`` every op calls on its arguments.
+TF.js's ``makeTensor`` / ``inferShape`` / ``inferDtype`` / ``toTypedArray`` and
+``convertToTensor`` (``tfjs-core/src/ops/tensor_ops_util.ts``, ``tensor_util_env.ts``,
+``util_base.ts``), with their error messages. Python numbers are JS numbers, so values are
+converted as JavaScript converts them when it stores them in a typed array:
+
+- float32: rounded to the nearest float32 (``Float32Array``);
+- int32: truncated toward zero and wrapped to 32 bits, NaN and infinities become 0
+  (``Int32Array``);
+- bool: ``Math.round(v) !== 0`` when a tensor is made from values, and ``Uint8Array``
+  storage (truncate, wrap to 8 bits, non-zero) where TF.js writes a typed array directly
+  (``fill``, ``range``, random ops);
+- strings given for a numeric dtype are parsed as JavaScript's ``Number(s)`` does, and
+  numbers given among strings are written as JavaScript's ``String(x)`` does.
+
+One deliberate difference: ragged nested lists always raise TF.js's debug-mode error
+(``Element arr[1] should have 2 elements, but has 1 elements``); TF.js without debug mode
+builds a tensor whose buffer does not fit its shape.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -16,35 +31,177 @@ from .dtypes import (
     BOOL,
     COMPLEX64,
     DTYPE_OF_USER_ARRAY,
+    DTYPES,
     FLOAT32,
     INT32,
     NUMPY_DTYPE,
     STRING,
-    check_dtype,
 )
 from .engine import ENGINE
-from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from .errors import ArgumentTypeError, DTypeError, ShapeError
+from .random_engines import js_number_to_string
 from .tensor import Tensor, disposed_error
 
-_SCALAR_TYPES = (int, float, bool, str, complex, np.generic)
+__all__ = [
+    "assert_non_negative_integer_dimensions",
+    "check_dtype_name",
+    "convert_to_tensor",
+    "convert_to_tensor_array",
+    "fill_buffer",
+    "filled_tensor",
+    "host_tensor",
+    "infer_dtype",
+    "infer_shape",
+    "js_store",
+    "js_to_number",
+    "make_tensor",
+    "scalar_tensor",
+    "shape_str",
+    "to_storage",
+]
+
+_SCALAR_TYPES = (int, float, bool, str, bytes, complex, np.generic)
+_ARRAY_TYPES = (list, tuple, np.ndarray)
+_NUMERIC_PARSE = ("bool", "int32", "float32")
 
 
+# ============================================================================ JS conversions
+_JS_WS = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\Z")
+_PREFIXED = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)\Z")
+
+
+def js_to_number(v: Any) -> float:
+    """JavaScript's ``Number(v)`` for the values a TensorLike can hold."""
+    if isinstance(v, (bool, np.bool_)):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, np.integer)):
+        try:
+            return float(v)
+        except OverflowError:
+            return math.inf if v > 0 else -math.inf
+    if isinstance(v, (float, np.floating)):
+        return float(v)
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", errors="replace")
+    if isinstance(v, str):
+        s = v.strip(_JS_WS)
+        if not s:
+            return 0.0
+        if _DECIMAL.match(s):
+            return float(s.replace("Infinity", "inf"))
+        if _PREFIXED.match(s):
+            return float(int(s, 0))
+        return math.nan
+    if v is None:
+        return math.nan
+    raise ArgumentTypeError(
+        "values passed to tensor(values) must be a number/boolean/string or an array of "
+        f"numbers/booleans/strings, or a TypedArray, but found a {type(v).__name__} among them"
+    )
+
+
+def js_store(values: Any, dtype: str, xp: Any = np, bool_mode: str = "round") -> Any:
+    """Numbers (a float64 array) as JS stores them for ``dtype``; see the module doc.
+
+    ``bool_mode`` is ``'round'`` (``toTypedArray``: ``Math.round(v) !== 0``) or ``'uint8'``
+    (a ``Uint8Array`` store, as ``fill``/``range``/random ops do)."""
+    values = xp.asarray(values, dtype=xp.float64)
+    if dtype == FLOAT32:
+        with np.errstate(over="ignore"):
+            return values.astype(xp.float32)
+    if dtype == INT32:
+        with np.errstate(invalid="ignore"):
+            t = xp.where(xp.isfinite(values), xp.trunc(values), 0.0)
+            t = xp.fmod(t, 4294967296.0)
+            t = xp.where(t >= 2147483648.0, t - 4294967296.0, t)
+            t = xp.where(t < -2147483648.0, t + 4294967296.0, t)
+        return t.astype(xp.int32)
+    if dtype == BOOL:
+        with np.errstate(invalid="ignore"):
+            if bool_mode == "uint8":
+                t = xp.where(xp.isfinite(values), xp.trunc(values), 0.0)
+                return xp.fmod(t, 256.0) != 0
+            r = xp.floor(values)
+            r = xp.where(values - r >= 0.5, r + 1, r)
+            return r != 0  # NaN stays NaN, and NaN !== 0
+    if dtype == COMPLEX64:
+        return values.astype(xp.complex64)
+    raise DTypeError(f"Unknown data type {dtype}")
+
+
+def check_dtype_name(dtype: Any, op_name: str) -> str:
+    """``dtype`` if it is one of TF.js's five, else TF.js's ``Unknown data type`` error."""
+    if dtype in NUMPY_DTYPE:
+        return dtype
+    raise DTypeError(
+        f"Unknown data type {dtype} (in '{op_name}': expected one of {', '.join(DTYPES)})"
+    )
+
+
+def shape_str(shape: Any) -> str:
+    """A shape as JS prints an array: ``2,3``."""
+    return ",".join(_js_elem_str(d) for d in shape)
+
+
+def _js_elem_str(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+        return js_number_to_string(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def assert_non_negative_integer_dimensions(
+    shape: Any, op_name: str | None = None
+) -> tuple[int, ...]:
+    """TF.js's ``assertNonNegativeIntegerDimensions``; returns the shape as a tuple of ints.
+    A bare int is taken as a rank-1 shape (a Python convenience)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    if isinstance(shape, Tensor) or not isinstance(shape, (list, tuple, np.ndarray)):
+        where = f" passed to '{op_name}'" if op_name else ""
+        raise ArgumentTypeError(
+            f"The shape{where} must be an array of integers, but got {type(shape).__name__}"
+        )
+    out = []
+    for d in shape:
+        if isinstance(d, (bool, np.bool_)):
+            ok = False
+        elif isinstance(d, (int, np.integer)):
+            ok = d >= 0
+        elif isinstance(d, (float, np.floating)):
+            ok = math.isfinite(d) and float(d).is_integer() and d >= 0
+        else:
+            ok = False
+        if not ok:
+            raise ShapeError(
+                f"Tensor must have a shape comprised of positive integers but got shape "
+                f"[{shape_str(shape)}]."
+            )
+        out.append(int(d))
+    return tuple(out)
+
+
+# ============================================================================ inference
 def infer_dtype(values: Any) -> str:
-    """TF.js's ``inferDtype``: the dtype of the first leaf."""
+    """TF.js's ``inferDtype``: the dtype of the first leaf; NumPy arrays by their dtype."""
     if isinstance(values, np.ndarray):
         return _dtype_of_array(values)
     while isinstance(values, (list, tuple)):
         if not values:
             return FLOAT32
         values = values[0]
+    if isinstance(values, np.ndarray):
+        return _dtype_of_array(values)
     if isinstance(values, (bool, np.bool_)):
         return BOOL
-    if isinstance(values, str):
+    if isinstance(values, (str, bytes, np.str_, np.bytes_)):
         return STRING
     if isinstance(values, (complex, np.complexfloating)):
         return COMPLEX64
-    if isinstance(values, np.ndarray):
-        return _dtype_of_array(values)
     if isinstance(values, np.integer):
         return INT32
     return FLOAT32
@@ -56,199 +213,314 @@ def _dtype_of_array(arr: np.ndarray) -> str:
         if arr.dtype.kind in "US":
             return STRING
         if arr.dtype == object:
-            return infer_dtype(arr.reshape(-1)[0].item() if arr.size else 0.0)
+            return infer_dtype(arr.reshape(-1)[0] if arr.size else 0.0)
         raise DTypeError(f"NumPy arrays of dtype {arr.dtype} cannot become tensors")
     return dtype
 
 
-def infer_shape(values: Any) -> tuple[int, ...]:
-    """Shape of a nested list, raising a clear error for ragged nesting."""
-    if isinstance(values, np.ndarray):
-        return values.shape
+def _first_path_shape(values: Any) -> list[int]:
     shape: list[int] = []
     v = values
-    while isinstance(v, (list, tuple, np.ndarray)):
+    while isinstance(v, _ARRAY_TYPES):
+        if isinstance(v, np.ndarray):
+            shape.extend(v.shape)
+            break
         shape.append(len(v))
         if len(v) == 0:
             break
         v = v[0]
-    if len(shape) > 1:
-        _check_consistent(values, tuple(shape), [])
-    return tuple(shape)
+    return shape
 
 
-def _check_consistent(values: Any, shape: tuple[int, ...], index: list[int]) -> None:
-    depth = len(index)
-    if depth == len(shape):
-        if isinstance(values, (list, tuple, np.ndarray)):
-            raise ShapeError(f"Element arr{_idx(index)} should be a primitive, but is an array of {len(values)} elements")
-        return
-    if not isinstance(values, (list, tuple, np.ndarray)) or len(values) != shape[depth]:
-        n = len(values) if isinstance(values, (list, tuple, np.ndarray)) else "no"
-        raise ShapeError(
-            f"Element arr{_idx(index)} should have {shape[depth]} elements, but has {n} elements"
-        )
-    for i, item in enumerate(values):
-        _check_consistent(item, shape, index + [i])
+def infer_shape(values: Any) -> tuple[int, ...]:
+    """Shape of a nested list (read along first elements, as TF.js does), with TF.js's
+    debug-mode error for ragged nesting."""
+    if isinstance(values, np.ndarray):
+        return values.shape
+    if not isinstance(values, (list, tuple)):
+        return ()
+    return _infer_checked(values)[0]
 
 
-def _idx(index: list[int]) -> str:
-    return "".join(f"[{i}]" for i in index)
-
-
-def to_storage(values: Any, dtype: str) -> np.ndarray:
-    """Values converted as TF.js's ``toTypedArray`` would, in NumPy storage dtype."""
-    np_dtype = NUMPY_DTYPE[dtype]
-    if dtype == STRING:
-        arr = np.array(values, dtype=object)
-        flat = arr.reshape(-1)
-        for i, s in enumerate(flat):
-            if not isinstance(s, str):
-                if isinstance(s, bytes):
-                    flat[i] = s.decode("utf-8")
-                else:
-                    raise DTypeError(f"A string tensor's values must all be strings, got {type(s).__name__}")
-        return arr
-    if isinstance(values, np.ndarray) and values.dtype == np_dtype:
-        return values.copy()
+def _infer_checked(values: list | tuple) -> tuple[tuple[int, ...], np.ndarray | None]:
+    """The shape of a nested list and, when NumPy can hold it as a regular array, that array."""
+    shape = tuple(_first_path_shape(values))
     try:
-        if dtype == BOOL:
-            arr = np.asarray(values)
-            if arr.dtype != np.bool_:
-                if arr.dtype.kind in "USO":
-                    raise DTypeError("Cannot create a bool tensor from strings")
-                arr = np.floor(arr.astype(np.float64) + 0.5) != 0  # Math.round(v) !== 0
-            return np.array(arr, dtype=np.bool_)
-        if dtype == INT32:
-            arr = np.asarray(values)
-            if arr.dtype.kind == "f":
-                arr = np.trunc(arr)
-                arr = np.where(np.isfinite(arr), arr, 0)
-                return arr.astype(np.int64).astype(np.int32)
-            if arr.dtype.kind in "USO":
-                raise DTypeError("Cannot create an int32 tensor from strings")
-            return arr.astype(np.int32)
         arr = np.asarray(values)
-        if arr.dtype.kind in "USO":
-            raise DTypeError(f"Cannot create a {dtype} tensor from strings")
-        return arr.astype(np_dtype)
-    except (ValueError, OverflowError) as exc:
-        raise InvalidArgumentError(f"Cannot convert the given values to {dtype}: {exc}") from None
+    except (ValueError, TypeError):
+        arr = None
+    if arr is None or arr.shape != shape or arr.dtype == object:
+        _check_consistent(values, shape, [])
+        arr = None if arr is None or arr.shape != shape else arr
+    return shape, arr
 
 
-def make_tensor(values: Any, shape: Any = None, dtype: str | None = None, op_name: str = "tensor") -> Tensor:
-    """TF.js's ``makeTensor``: values (nested or flat) with an optional shape and dtype."""
-    if dtype is not None:
-        check_dtype(dtype, op_name)
-    if isinstance(values, Tensor):
-        raise ArgumentTypeError(
-            f"Argument 'values' passed to '{op_name}' is already a Tensor; use tf.clone() or "
-            "tensor.cast() instead"
-        )
-    if not isinstance(values, (list, tuple, np.ndarray) + _SCALAR_TYPES):
-        raise ArgumentTypeError(
-            "values passed to tensor(values) must be a number/boolean/string or an array of "
-            f"numbers/booleans/strings, or a TypedArray, but got {type(values).__name__}"
-        )
-    inferred = infer_shape(values)
-    inferred_dtype = infer_dtype(values)
-    if dtype is None:
-        dtype = inferred_dtype
-    elif (dtype == STRING) != (inferred_dtype == STRING) and _size(inferred) > 0:
-        raise DTypeError(f"Cannot create a {dtype} tensor from {inferred_dtype} values")
-    if shape is not None:
-        shape = _check_shape_arg(shape, op_name)
-        n = math.prod(inferred)
-        size = math.prod(shape)
-        if len(inferred) > 1 and tuple(inferred) != shape and n == size:
+def _check_consistent(val: Any, shape: tuple[int, ...], index: list[int]) -> None:
+    where = "arr[" + "][".join(str(i) for i in index) + "]"
+    if not isinstance(val, _ARRAY_TYPES):
+        if shape:
             raise ShapeError(
-                f"Error creating a new Tensor. Inferred shape ({_sh(inferred)}) does not match "
-                f"the provided shape ({_sh(shape)}). "
+                f"Element {where} is a primitive, but should be an array/TypedArray of "
+                f"{shape[0]} elements"
             )
-        if n != size and not (len(inferred) == 0 or (n == 1 and len(inferred) <= 1)):
-            raise ShapeError(
-                f"Based on the provided shape, [{_sh(shape)}], the tensor should have {size} values "
-                f"but has {n}"
-            )
-    else:
-        shape = tuple(inferred)
-    arr = to_storage(values, dtype)
-    if arr.shape != shape:
-        if arr.size == 1 and math.prod(shape) != 1:  # one value fills the whole shape
-            arr = np.full(shape, arr.reshape(-1)[0], dtype=arr.dtype)
+        return
+    n = len(val)
+    if not shape:
+        raise ShapeError(f"Element {where} should be a primitive, but is an array of {n} elements")
+    if n != shape[0]:
+        raise ShapeError(f"Element {where} should have {shape[0]} elements, but has {n} elements")
+    sub = shape[1:]
+    for i in range(n):
+        _check_consistent(val[i], sub, index + [i])
+
+
+# ============================================================================ conversion
+def _flat_objects(values: Any) -> list:
+    """The leaves of a nested list (or a NumPy array, or a scalar), in order."""
+    if isinstance(values, np.ndarray):
+        return list(values.reshape(-1))
+    if isinstance(values, (list, tuple)):
+        out: list = []
+        _flatten_into(values, out)
+        return out
+    return [values]
+
+
+def _flatten_into(values: Any, out: list) -> None:
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            _flatten_into(v, out)
+        elif isinstance(v, np.ndarray):
+            out.extend(v.reshape(-1).tolist() if v.dtype != object else list(v.reshape(-1)))
         else:
-            arr = arr.reshape(shape)
-    return ENGINE.make_tensor(arr, shape, dtype)
+            out.append(v)
 
 
-def _check_shape_arg(shape: Any, op_name: str) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    try:
-        out = tuple(int(d) for d in shape)
-    except TypeError:
-        raise ArgumentTypeError(f"The shape passed to '{op_name}' must be a list of ints, got {shape!r}") from None
-    for d in out:
-        if d < 0:
-            raise ShapeError(f"The shape passed to '{op_name}' has a negative dimension: {list(out)}")
+def _js_string(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bytes, np.bytes_)):
+        return bytes(v).decode("utf-8")
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return js_number_to_string(v)
+    if v is None:
+        return "null"
+    raise DTypeError(f"A string tensor's values must be strings, got {type(v).__name__}")
+
+
+def to_storage(
+    values: Any, dtype: str, shape: tuple[int, ...] | None = None, arr: Any = None
+) -> np.ndarray:
+    """Values (nested lists, a scalar or a NumPy array) converted as TF.js's ``toTypedArray``
+    converts them, as a NumPy array in ``dtype``'s storage type, reshaped to ``shape``."""
+    if arr is None and isinstance(values, np.ndarray):
+        arr = values
+    if dtype == STRING:
+        if isinstance(values, np.ndarray) and values.dtype.kind == "U":
+            out = values.astype(object)
+        else:
+            flat = [_js_string(v) for v in _flat_objects(values)]
+            out = np.empty(len(flat), dtype=object)
+            out[:] = flat
+    elif dtype == COMPLEX64:
+        if arr is None:
+            arr = np.asarray(values)
+        if arr.dtype.kind not in "biufc":
+            raise DTypeError("Cannot create a complex64 tensor from non-numeric values")
+        out = arr.astype(np.complex64)
+    else:
+        if arr is None and not isinstance(values, _ARRAY_TYPES):
+            arr = np.asarray(values) if not isinstance(values, (str, bytes)) else None
+        kind = arr.dtype.kind if arr is not None else "O"
+        np_dtype = NUMPY_DTYPE[dtype]
+        if arr is not None and arr.dtype == np_dtype:
+            out = np.array(arr, copy=True)
+        elif kind == "b":
+            out = arr.astype(np_dtype)
+        elif kind in "iu" and dtype == INT32:
+            out = arr.astype(np.int64).astype(np.int32)  # wraps as ToInt32 does
+        elif kind in "iuf":
+            out = js_store(arr.astype(np.float64), dtype)
+        elif kind == "c":
+            raise DTypeError(f"Cannot create a {dtype} tensor from complex values")
+        else:  # strings, None, mixed Python objects: Number(v) one by one
+            src = arr if isinstance(values, np.ndarray) else values
+            nums = np.array([js_to_number(v) for v in _flat_objects(src)], dtype=np.float64)
+            out = js_store(nums, dtype)
+    if shape is not None and out.shape != tuple(shape):
+        out = out.reshape(shape)
     return out
 
 
-def _size(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)
+# ============================================================================ makeTensor
+def make_tensor(
+    values: Any, shape: Any = None, dtype: str | None = None, op_name: str = "tensor"
+) -> Tensor:
+    """TF.js's ``tensor(values, shape, dtype)``: shape and dtype checks, then conversion."""
+    inferred, arr = _infer_values(values, op_name)
+    return _make_from_inferred(values, inferred, arr, shape, dtype, op_name)
 
 
-def _sh(shape: Any) -> str:
-    return ",".join(str(d) for d in shape)
+def _infer_values(values: Any, op_name: str) -> tuple[tuple[int, ...], np.ndarray | None]:
+    if isinstance(values, Tensor):
+        raise ArgumentTypeError(
+            "values passed to tensor(values) must be a number/boolean/string or an array of "
+            f"numbers/booleans/strings, or a TypedArray, but got a Tensor (in '{op_name}'; use "
+            "tf.clone() or tensor.cast() instead)"
+        )
+    if isinstance(values, np.ndarray):
+        return values.shape, values
+    if isinstance(values, (list, tuple)):
+        return _infer_checked(values)
+    if values is None or not isinstance(values, _SCALAR_TYPES):
+        got = "null" if values is None else type(values).__name__
+        raise ArgumentTypeError(
+            "values passed to tensor(values) must be a number/boolean/string or an array of "
+            f"numbers/booleans/strings, or a TypedArray, but got {got} (in '{op_name}')"
+        )
+    return (), None
+
+
+def _make_from_inferred(
+    values: Any,
+    inferred: tuple[int, ...],
+    arr: np.ndarray | None,
+    shape: Any,
+    dtype: str | None,
+    op_name: str,
+) -> Tensor:
+    inferred_dtype = infer_dtype(values)
+    if dtype is None:
+        dtype = inferred_dtype
+    elif dtype == COMPLEX64 and inferred_dtype != COMPLEX64:
+        raise DTypeError(
+            "Cannot construct a complex64 tensor directly. Please use tf.complex(real, imag)."
+        )
+    if shape is not None:
+        shape = assert_non_negative_integer_dimensions(shape, op_name)
+        provided = math.prod(shape)
+        size = math.prod(inferred)
+        if provided != size:
+            raise ShapeError(
+                f"Based on the provided shape, [{shape_str(shape)}], the tensor should have "
+                f"{provided} values but has {size}"
+            )
+        last = len(inferred) - 1
+        for i, d in enumerate(inferred):
+            flat_dims_dont_match = d != math.prod(shape[i:]) if i == last else True
+            if (i >= len(shape) or d != shape[i]) and flat_dims_dont_match:
+                raise ShapeError(
+                    f"Error creating a new Tensor. Inferred shape ({shape_str(inferred)}) does "
+                    f"not match the provided shape ({shape_str(shape)}). "
+                )
+    else:
+        shape = tuple(inferred)
+    check_dtype_name(dtype, op_name)
+    if dtype == STRING and inferred_dtype != STRING and math.prod(inferred) > 0:
+        raise DTypeError(
+            f"Cannot create a string tensor from {inferred_dtype} values (in '{op_name}')"
+        )
+    return ENGINE.make_tensor(to_storage(values, dtype, shape, arr), shape, dtype)
 
 
 def scalar_tensor(value: Any, dtype: str) -> Tensor:
-    """Fast path for a Python number becoming a tensor."""
-    return ENGINE.make_tensor(NUMPY_DTYPE[dtype].type(value), (), dtype)
+    """Fast path for a Python number becoming a rank-0 tensor."""
+    return ENGINE.make_tensor(_scalar_storage(value, dtype), (), dtype)
 
 
-def convert_to_tensor(x: Any, arg_name: str, op_name: str, parse_as_dtype: str = "numeric") -> Tensor:
-    """Returns ``x`` if it is a tensor (after a dtype check), else makes one from TensorLike."""
+def _scalar_storage(value: Any, dtype: str) -> Any:
+    tv = type(value)
+    if dtype == FLOAT32 and (tv is float or tv is int) and -3.4e38 < value < 3.4e38:
+        return np.float32(value)
+    if dtype == INT32 and tv is int and -2147483648 <= value <= 2147483647:
+        return np.int32(value)
+    if dtype == STRING:
+        return np.array(_js_string(value), dtype=object)
+    if dtype == COMPLEX64:
+        return np.complex64(value)
+    return js_store(js_to_number(value), dtype)[()]
+
+
+def host_tensor(values: np.ndarray, shape: tuple[int, ...], dtype: str) -> Tensor:
+    """A tensor from a host array already in ``dtype``'s storage type (TF.js's
+    ``ENGINE.makeTensor`` with a typed array: no kernel runs)."""
+    if values.shape != shape:
+        values = values.reshape(shape)
+    return ENGINE.make_tensor(values, shape, dtype)
+
+
+def filled_tensor(shape: tuple[int, ...], value: Any, dtype: str) -> Tensor:
+    """A host-made tensor of one repeated value (TF.js's ``makeZerosTypedArray`` /
+    ``makeOnesTypedArray`` followed by ``ENGINE.makeTensor``)."""
+    return ENGINE.make_tensor(np.full(shape, value, dtype=NUMPY_DTYPE[dtype]), shape, dtype)
+
+
+# ============================================================================ convertToTensor
+def convert_to_tensor(
+    x: Any, arg_name: str, op_name: str, parse_as_dtype: str = "numeric"
+) -> Tensor:
+    """Returns ``x`` if it is a tensor (after a dtype check), else makes one from TensorLike
+    (TF.js's ``convertToTensor``)."""
     if isinstance(x, Tensor):
         if x._disposed:
-            raise disposed_error(x, op_name)
-        if parse_as_dtype == "numeric" and x.dtype == STRING:
-            raise DTypeError(
-                f"Argument '{arg_name}' passed to '{op_name}' must be numeric tensor, but got "
-                "string tensor"
-            )
-        if parse_as_dtype not in ("numeric", "string_or_numeric") and x.dtype != parse_as_dtype:
+            raise disposed_error(x, ENGINE._op_name(op_name))
+        if parse_as_dtype == "numeric":
+            if x.dtype == STRING:
+                raise DTypeError(
+                    f"Argument '{arg_name}' passed to '{op_name}' must be numeric tensor, but got "
+                    "string tensor"
+                )
+        elif parse_as_dtype != "string_or_numeric" and x.dtype != parse_as_dtype:
             raise DTypeError(
                 f"Argument '{arg_name}' passed to '{op_name}' must be {parse_as_dtype} tensor, but "
                 f"got {x.dtype} tensor"
             )
         return x
     tx = type(x)
-    if tx is float or tx is int:
-        dtype = FLOAT32 if parse_as_dtype in ("numeric", "string_or_numeric") else parse_as_dtype
-        if dtype == STRING:
-            raise DTypeError(f"Argument '{arg_name}' passed to '{op_name}' must be string tensor, but got a number")
-        return ENGINE.make_tensor(NUMPY_DTYPE[dtype].type(x) if dtype != BOOL else np.bool_(round(x) != 0), (), dtype)
-    if not isinstance(x, (list, tuple, np.ndarray) + _SCALAR_TYPES):
+    if (tx is float or tx is int) and parse_as_dtype in ("numeric", "string_or_numeric", FLOAT32):
+        return ENGINE.make_tensor(_scalar_storage(x, FLOAT32), (), FLOAT32)
+    inferred = infer_dtype(x) if x is not None else FLOAT32
+    if inferred != STRING and parse_as_dtype in _NUMERIC_PARSE:
+        inferred = parse_as_dtype
+    if parse_as_dtype != "string_or_numeric" and (
+        (parse_as_dtype != "numeric" and parse_as_dtype != inferred)
+        or (parse_as_dtype == "numeric" and inferred == STRING)
+    ):
+        raise DTypeError(
+            f"Argument '{arg_name}' passed to '{op_name}' must be {parse_as_dtype} tensor, but got "
+            f"{inferred} tensor"
+        )
+    if x is None or not isinstance(x, _ARRAY_TYPES + _SCALAR_TYPES):
+        got = "null" if x is None else type(x).__name__
         raise ArgumentTypeError(
             f"Argument '{arg_name}' passed to '{op_name}' must be a Tensor or TensorLike, but got "
-            f"'{type(x).__name__}'"
+            f"'{got}'"
         )
-    inferred = infer_dtype(x)
-    if inferred == STRING and parse_as_dtype == "numeric":
-        raise DTypeError(
-            f"Argument '{arg_name}' passed to '{op_name}' must be numeric tensor, but got string tensor"
-        )
-    dtype = parse_as_dtype if parse_as_dtype not in ("numeric", "string_or_numeric") else inferred
-    if (dtype == STRING) != (inferred == STRING) and infer_shape(x) != (0,):
-        raise DTypeError(
-            f"Argument '{arg_name}' passed to '{op_name}' must be {dtype} tensor, but got {inferred} tensor"
-        )
-    return make_tensor(x, None, dtype, op_name)
+    if tx is bool and inferred == BOOL:
+        return ENGINE.make_tensor(np.bool_(x), (), BOOL)
+    shape, arr = _infer_values(x, op_name)
+    return ENGINE.make_tensor(to_storage(x, inferred, shape, arr), shape, inferred)
 
 
-def convert_to_tensor_array(xs: Any, arg_name: str, op_name: str, parse_as_dtype: str = "numeric") -> list[Tensor]:
+def convert_to_tensor_array(
+    xs: Any, arg_name: str, op_name: str, parse_as_dtype: str = "numeric"
+) -> list[Tensor]:
     """A list of TensorLike, each converted (TF.js's ``convertToTensorArray``)."""
     if not isinstance(xs, (list, tuple)):
-        raise ArgumentTypeError(f"Argument {arg_name} passed to {op_name} must be a `Tensor[]` or `TensorLike[]`")
-    return [convert_to_tensor(x, f"{arg_name}[{i}]", op_name, parse_as_dtype) for i, x in enumerate(xs)]
+        raise ArgumentTypeError(
+            f"Argument {arg_name} passed to {op_name} must be a `Tensor[]` or `TensorLike[]`"
+        )
+    return [
+        convert_to_tensor(x, f"{arg_name}[{i}]", op_name, parse_as_dtype) for i, x in enumerate(xs)
+    ]
+
+
+def fill_buffer(buf: Any, values: Any) -> Any:
+    """Writes numbers (a float64 array, in row-major order) into a ``TensorBuffer`` as a JS
+    typed array of its dtype stores them (TF.js's ``res.values[i] = x``); returns ``buf``."""
+    stored = js_store(values, buf.dtype, np, bool_mode="uint8")
+    target = buf.values
+    target[...] = stored.reshape(target.shape)
+    return buf

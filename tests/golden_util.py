@@ -72,9 +72,13 @@ def decode_arg(arg: Any) -> Any:
     if not isinstance(arg, dict):
         return arg
     if "tensor" in arg:
-        return tf.tensor(_decode_values(arg["tensor"], arg.get("dtype")), arg.get("shape"), arg.get("dtype"))
+        return tf.tensor(
+            _decode_values(arg["tensor"], arg.get("dtype")), arg.get("shape"), arg.get("dtype")
+        )
     if "variable" in arg:
-        t = tf.tensor(_decode_values(arg["variable"], arg.get("dtype")), arg.get("shape"), arg.get("dtype"))
+        t = tf.tensor(
+            _decode_values(arg["variable"], arg.get("dtype")), arg.get("shape"), arg.get("dtype")
+        )
         return tf.variable(t)
     if "list" in arg:
         return [decode_arg(a) for a in arg["list"]]
@@ -120,7 +124,11 @@ def call_case(case: dict) -> Any:
 def encode(result: Any) -> Any:
     if isinstance(result, tf.Tensor):
         data = result.data_sync()
-        values = list(data) if result.dtype == "string" else [float(v) for v in np.asarray(data).reshape(-1)]
+        values = (
+            list(data)
+            if result.dtype == "string"
+            else [float(v) for v in np.asarray(data).reshape(-1)]
+        )
         return {"dtype": result.dtype, "shape": result.shape, "values": values}
     if isinstance(result, (list, tuple)):
         return {"list": [encode(r) for r in result]}
@@ -133,11 +141,17 @@ def encode(result: Any) -> Any:
     return {"value": result}
 
 
-def assert_matches(actual: Any, expected: Any, atol: float, rtol: float, where: str = "result") -> None:
+def assert_matches(
+    actual: Any, expected: Any, atol: float, rtol: float, where: str = "result"
+) -> None:
     if "values" in expected:
         assert "values" in actual, f"{where}: expected a tensor, got {actual!r}"
-        assert actual["dtype"] == expected["dtype"], f"{where}: dtype {actual['dtype']} != {expected['dtype']}"
-        assert actual["shape"] == expected["shape"], f"{where}: shape {actual['shape']} != {expected['shape']}"
+        assert actual["dtype"] == expected["dtype"], (
+            f"{where}: dtype {actual['dtype']} != {expected['dtype']}"
+        )
+        assert actual["shape"] == expected["shape"], (
+            f"{where}: shape {actual['shape']} != {expected['shape']}"
+        )
         if expected["dtype"] == "string":
             assert actual["values"] == expected["values"], f"{where}: values differ"
             return
@@ -152,14 +166,20 @@ def assert_matches(actual: Any, expected: Any, atol: float, rtol: float, where: 
     elif "object" in expected:
         assert "object" in actual, f"{where}: expected an object, got {actual!r}"
         want_keys = {snake_case(k) for k in expected["object"]}
-        assert set(actual["object"]) == want_keys, f"{where}: keys {sorted(actual['object'])} != {sorted(want_keys)}"
+        assert set(actual["object"]) == want_keys, (
+            f"{where}: keys {sorted(actual['object'])} != {sorted(want_keys)}"
+        )
         for key, e in expected["object"].items():
-            assert_matches(actual["object"][snake_case(key)], e, atol, rtol, f"{where}.{snake_case(key)}")
+            assert_matches(
+                actual["object"][snake_case(key)], e, atol, rtol, f"{where}.{snake_case(key)}"
+            )
     else:
         want = _decode_values(expected["value"], "float32")
         got = actual.get("value")
         if isinstance(want, float) and isinstance(got, (int, float)):
-            assert math.isclose(got, want, rel_tol=rtol, abs_tol=atol) or (math.isnan(got) and math.isnan(want)), where
+            assert math.isclose(got, want, rel_tol=rtol, abs_tol=atol) or (
+                math.isnan(got) and math.isnan(want)
+            ), where
         else:
             if isinstance(got, np.ndarray):
                 got = got.tolist()
@@ -176,11 +196,17 @@ def check_case(case: dict, expected: dict) -> None:
                 result = call_case(case)
             except tf.TidyTensorError as exc:
                 leaked = tf.memory().num_tensors - before.num_tensors - _made_by_args(case)[0]
-                assert leaked <= expected.get("new_tensors", 0), f"the failed op leaked {leaked} tensors"
+                assert leaked <= expected.get("new_tensors", 0), (
+                    f"the failed op leaked {leaked} tensors"
+                )
                 if "py_error" in case:
-                    assert case["py_error"] in str(exc), f"error {str(exc)!r} lacks {case['py_error']!r}"
+                    assert case["py_error"] in str(exc), (
+                        f"error {str(exc)!r} lacks {case['py_error']!r}"
+                    )
                 return
-            raise AssertionError(f"TF.js raised {expected['error']!r} but tidytensor returned {result!r}")
+            raise AssertionError(
+                f"TF.js raised {expected['error']!r} but tidytensor returned {result!r}"
+            )
         before = tf.memory()
         result = call_case(case)
         after = tf.memory()
@@ -190,8 +216,12 @@ def check_case(case: dict, expected: dict) -> None:
             made_tensors, made_buffers = _made_by_args(case)
             new_tensors = after.num_tensors - before.num_tensors - made_tensors
             new_buffers = after.num_data_buffers - before.num_data_buffers - made_buffers
-            assert new_tensors == expected["new_tensors"], f"new tensors {new_tensors} != TF.js {expected['new_tensors']}"
-            assert new_buffers == expected["new_buffers"], f"new buffers {new_buffers} != TF.js {expected['new_buffers']}"
+            assert new_tensors == expected["new_tensors"], (
+                f"new tensors {new_tensors} != TF.js {expected['new_tensors']}"
+            )
+            assert new_buffers == expected["new_buffers"], (
+                f"new buffers {new_buffers} != TF.js {expected['new_buffers']}"
+            )
     finally:
         tf.engine().end_scope()
         tf.dispose_variables()

@@ -8,6 +8,10 @@
 from __future__ import annotations
 
 from . import ops as _ops
+from . import (
+    testing,  # noqa: E402 - needs the ops above
+    train,  # noqa: E402
+)
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import numpy_backend as _numpy_backend
 from .engine import ENGINE as _ENGINE
@@ -24,13 +28,32 @@ from .errors import (
     VariableExistsError,
 )
 from .ops import *  # noqa: F403
+from .ops import NAMESPACES as _NAMESPACES
 from .ops._chained import install as _install_chained
 from .ops._op import OP_SCOPE_SUFFIX, op
+from .optimizers import (  # noqa: E402
+    AdadeltaOptimizer,
+    AdagradOptimizer,
+    AdamaxOptimizer,
+    AdamOptimizer,
+    MomentumOptimizer,
+    Optimizer,
+    RMSPropOptimizer,
+    SGDOptimizer,
+)
 from .runtime import *  # noqa: F403
 from .scopes import *  # noqa: F403
 from .tensor import Tensor, TensorBuffer, Variable
 
 __version__ = "0.1.0"
+
+image = _NAMESPACES["image"]
+linalg = _NAMESPACES["linalg"]
+losses = _NAMESPACES["losses"]
+spectral = _NAMESPACES["spectral"]
+sparse = _NAMESPACES["sparse"]
+string = _NAMESPACES["string"]
+fused = _NAMESPACES["fused"]
 
 _numpy_backend.register(_ENGINE)
 _install_chained()
@@ -45,6 +68,23 @@ __all__ = [
     "value_and_grad",
     "value_and_grads",
     "variable_grads",
+    "image",
+    "linalg",
+    "losses",
+    "spectral",
+    "sparse",
+    "string",
+    "fused",
+    "train",
+    "testing",
+    "Optimizer",
+    "SGDOptimizer",
+    "MomentumOptimizer",
+    "AdagradOptimizer",
+    "AdadeltaOptimizer",
+    "AdamOptimizer",
+    "AdamaxOptimizer",
+    "RMSPropOptimizer",
     "OP_SCOPE_SUFFIX",
     "op",
     "Tensor",

@@ -78,7 +78,9 @@ def _save(tensors: list[Tensor]) -> list[Tensor]:
         clone.kept = True
         saved.append(clone)
         if tape is not None:
-            tape.append(TapeNode(next(_node_ids), "Identity", (t,), [clone], [], _identity_grad, None))
+            tape.append(
+                TapeNode(next(_node_ids), "Identity", (t,), [clone], [], _identity_grad, None)
+            )
     return saved
 
 
@@ -97,7 +99,9 @@ def _record(kernel_name: str, inputs: tuple, outputs: list[Tensor], attrs: Any) 
     gradient = None
     saved: list[Tensor] = []
     if config is not None:
-        to_save = list(inputs) if config.save_all_inputs else [inputs[i] for i in config.inputs_to_save]
+        to_save = (
+            list(inputs) if config.save_all_inputs else [inputs[i] for i in config.inputs_to_save]
+        )
         to_save += [o for o, keep in zip(outputs, config.outputs_to_save, strict=False) if keep]
         saved = _save(to_save)
         grad_func = config.grad_func
@@ -136,12 +140,15 @@ def _free_tape() -> None:
 
 
 def gradients(
-    f: Callable[[], Tensor], xs: list[Tensor], dy: Tensor | None = None, allow_no_gradients: bool = False
+    f: Callable[[], Tensor],
+    xs: list[Tensor],
+    dy: Tensor | None = None,
+    allow_no_gradients: bool = False,
 ) -> tuple[Tensor, list[Tensor | None]]:
     """Runs ``f`` on the tape and returns ``(y, [dy/dx for x in xs])`` (TF.js's
     ``engine.gradients``). ``y`` survives; gradients are new tensors."""
-    from .ops.creation import ones, zeros
     from .ops.arithmetic import add
+    from .ops.creation import ones, zeros
 
     if not xs:
         raise InvalidArgumentError("gradients() received an empty list of xs.")
@@ -226,7 +233,9 @@ def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
         def run() -> Tensor:
             value, (g,) = gradients(lambda: f(x_t), [x_t], dy_t)
             if dy_t is not None and dy_t._shape != value._shape:
-                raise GradientError("The shape of dy passed in grad(f)(x, dy) must match the shape returned by f(x)")
+                raise GradientError(
+                    "The shape of dy passed in grad(f)(x, dy) must match the shape returned by f(x)"
+                )
             _check_grads_found([g])
             return g
 
@@ -241,7 +250,9 @@ def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
 
     def grads_fn(args: Any, dy: Any = None) -> list[Tensor]:
         if not isinstance(args, (list, tuple)):
-            raise ArgumentTypeError("The args passed in grads(f)(args) must be an array of `Tensor`s or `TensorLike`s")
+            raise ArgumentTypeError(
+                "The args passed in grads(f)(args) must be an array of `Tensor`s or `TensorLike`s"
+            )
         xs = [_as_tensor(a, f"args[{i}]") for i, a in enumerate(args)]
         dy_t = None if dy is None else _as_tensor(dy, "dy")
 
@@ -277,7 +288,9 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., ValueAndGrads]:
 
     def fn(args: Any, dy: Any = None) -> ValueAndGrads:
         if not isinstance(args, (list, tuple)) or not all(isinstance(a, Tensor) for a in args):
-            raise ArgumentTypeError("The args passed in valueAndGrads(f)(args) must be array of tensors")
+            raise ArgumentTypeError(
+                "The args passed in valueAndGrads(f)(args) must be array of tensors"
+            )
         if dy is not None and not isinstance(dy, Tensor):
             raise ArgumentTypeError("The dy passed in valueAndGrads(f)(args, dy) must be a tensor")
         value, gs = gradients(lambda: f(*args), list(args), dy)
@@ -287,14 +300,19 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., ValueAndGrads]:
     return fn
 
 
-def variable_grads(f: Callable[[], Tensor], var_list: list[Variable] | None = None) -> VariableGrads:
+def variable_grads(
+    f: Callable[[], Tensor], var_list: list[Variable] | None = None
+) -> VariableGrads:
     """The value of ``f()`` (a scalar) and its gradient for each trainable variable, as a dict
     keyed by variable name. Variables listed but not trainable get ``None``."""
     _check_f(f, "variableGrads")
     if var_list is not None and (
-        not isinstance(var_list, (list, tuple)) or not all(isinstance(v, Variable) for v in var_list)
+        not isinstance(var_list, (list, tuple))
+        or not all(isinstance(v, Variable) for v in var_list)
     ):
-        raise ArgumentTypeError("var_list for variableGrads(f, var_list) must be a list of Variables")
+        raise ArgumentTypeError(
+            "var_list for variableGrads(f, var_list) must be a list of Variables"
+        )
     specified = var_list is not None
     if var_list is None:
         var_list = list(ENGINE.state.registered_variables.values())
@@ -347,7 +365,9 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
 
     def wrapped(*inputs: Any) -> Tensor:
         if not all(isinstance(t, Tensor) for t in inputs):
-            raise ArgumentTypeError("The args passed in customGrad(f)(x1, x2,...) must all be tensors")
+            raise ArgumentTypeError(
+                "The args passed in customGrad(f)(x1, x2,...) must all be tensors"
+            )
         state = ENGINE.state
         saved: list[Tensor] = []
 
@@ -385,7 +405,9 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
                 return [lambda g=g: g for g in out]
 
             name = "customGrad"
-            state.active_tape.append(TapeNode(next(_node_ids), name, tuple(inputs), [value], saved, gradient, None))
+            state.active_tape.append(
+                TapeNode(next(_node_ids), name, tuple(inputs), [value], saved, gradient, None)
+            )
         return value
 
     return wrapped

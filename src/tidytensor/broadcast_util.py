@@ -23,7 +23,9 @@ def assert_and_get_broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tu
         elif da == 1:
             out.append(db)
         else:
-            raise ShapeError(f"Operands could not be broadcast together with shapes {_sh(a)} and {_sh(b)}.")
+            raise ShapeError(
+                f"Operands could not be broadcast together with shapes {_sh(a)} and {_sh(b)}."
+            )
     return tuple(reversed(out))
 
 

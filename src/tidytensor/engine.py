@@ -18,7 +18,7 @@ from typing import Any
 
 from . import kernel_registry, sites
 from . import tensor as _tensor_module
-from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, STRING
+from .dtypes import COMPLEX64, STRING
 from .errors import (
     ArgumentTypeError,
     BackendNotFoundError,
@@ -99,7 +99,9 @@ class KernelProfile:
 class ProfileInfo:
     """``tf.profile(fn)``'s result."""
 
-    def __init__(self, new_bytes: int, new_tensors: int, peak_bytes: float, kernels: list, result: Any):
+    def __init__(
+        self, new_bytes: int, new_tensors: int, peak_bytes: float, kernels: list, result: Any
+    ):
         self.new_bytes = new_bytes
         self.new_tensors = new_tensors
         self.peak_bytes = peak_bytes
@@ -247,7 +249,9 @@ class Engine:
             if name in self._registry or self._initialize_backend(name):
                 self.set_backend(name)
                 return
-        raise BackendNotFoundError("Could not initialize any backends, all backend initializations failed.")
+        raise BackendNotFoundError(
+            "Could not initialize any backends, all backend initializations failed."
+        )
 
     def _rebuild_kernel_table(self, setup: bool = True) -> None:
         """Binds the active backend's kernels; runs their ``setup_func`` only when the backend
@@ -274,7 +278,9 @@ class Engine:
         instance.dispose()
 
     # ================================================================ tensors
-    def make_tensor(self, values: Any, shape: tuple[int, ...], dtype: str, backend: Any = None) -> Tensor:
+    def make_tensor(
+        self, values: Any, shape: tuple[int, ...], dtype: str, backend: Any = None
+    ) -> Tensor:
         """A new tensor from host values already in storage dtype (NumPy)."""
         backend = backend or self.backend
         data_id = backend.write(values, shape, dtype)
@@ -282,7 +288,9 @@ class Engine:
             shape = data_id.shape  # one tuple object: kernels compare shapes by identity first
         return self._make_tensor(data_id, shape, dtype, backend)
 
-    def _make_tensor(self, data_id: Any, shape: tuple[int, ...], dtype: str, backend: Any) -> Tensor:
+    def _make_tensor(
+        self, data_id: Any, shape: tuple[int, ...], dtype: str, backend: Any
+    ) -> Tensor:
         """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``)."""
         t = _new_tensor(Tensor)  # Tensor.__init__ written out: this is the per-op hot path
         t.id = next(_tensor_ids)
@@ -339,7 +347,11 @@ class Engine:
 
     # ================================================================ variables
     def make_variable(
-        self, initial_value: Tensor, trainable: bool = True, name: str | None = None, dtype: str | None = None
+        self,
+        initial_value: Tensor,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: str | None = None,
     ) -> Variable:
         if name is None:
             name = str(next(_variable_ids))
@@ -353,7 +365,9 @@ class Engine:
 
             initial_value = cast(initial_value, dtype)
         v = Variable.__new__(Variable)
-        Tensor.__init__(v, initial_value._shape, initial_value.dtype, initial_value.data_id, next(_tensor_ids))
+        Tensor.__init__(
+            v, initial_value._shape, initial_value.dtype, initial_value.data_id, next(_tensor_ids)
+        )
         v.name = name
         v.trainable = trainable
         registered[name] = v
@@ -560,7 +574,7 @@ class Engine:
         except TidyTensorError:
             raise
         except Exception as exc:
-            raise self._kernel_failure(kernel_name, inputs, exc) from exc
+            out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
         tout = type(out)
         if tout is tuple:  # a view of an existing buffer
             return self._make_tensor(out[0], out[1], out[2], backend)
@@ -579,6 +593,22 @@ class Engine:
         source.dispose_data(data_id, True)
         moved = backend.write(values, data_id.shape, t.dtype)
         data_id.values, data_id.backend, data_id.refs = moved.values, backend, refs
+
+    def _kernel_retry(
+        self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any, exc: Exception
+    ) -> Any:
+        """Kernels follow IEEE semantics silently, as TF.js does (1/0 is Infinity). They run
+        without an errstate guard (it costs more than a scalar op), so a user who turned
+        floating-point warnings into errors sees one here: run the kernel again quietly."""
+        if not isinstance(exc, (Warning, FloatingPointError)):
+            raise self._kernel_failure(kernel_name, inputs, exc) from exc
+        try:
+            with self._backend.quiet():
+                return kernel(inputs, attrs)
+        except TidyTensorError:
+            raise
+        except Exception as again:
+            raise self._kernel_failure(kernel_name, inputs, again) from again
 
     def _kernel_failure(self, kernel_name: str, inputs: tuple, exc: Exception) -> Exception:
         shapes = ", ".join(f"{t.dtype}{list(t._shape)}" for t in inputs)
@@ -611,10 +641,15 @@ class Engine:
         """Recomputes whether kernels take the instrumented path."""
         state = self.state
         self._slow = bool(
-            state.profiling or state.gradient_depth > 0 or self.check_kernel_leaks or self.debug_mode
+            state.profiling
+            or state.gradient_depth > 0
+            or self.check_kernel_leaks
+            or self.debug_mode
         )
 
-    def _run_kernel_instrumented(self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any) -> Any:
+    def _run_kernel_instrumented(
+        self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
+    ) -> Any:
         state = self.state
         backend = self._backend
         before_ids = backend.num_data_ids() if self.check_kernel_leaks else 0
@@ -626,7 +661,7 @@ class Engine:
         except TidyTensorError:
             raise
         except Exception as exc:
-            raise self._kernel_failure(kernel_name, inputs, exc) from exc
+            out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
         finally:
             state.kernel_depth -= 1
         elapsed_ms = (_time.perf_counter() - start) * 1000.0

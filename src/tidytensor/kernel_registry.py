@@ -107,7 +107,9 @@ def register_gradient(config: GradConfig) -> None:
 
 def unregister_gradient(kernel_name: str) -> None:
     if _grads.pop(kernel_name, None) is None:
-        raise KernelNotRegisteredError(f"The gradient '{kernel_name}' for backend is not registered")
+        raise KernelNotRegisteredError(
+            f"The gradient '{kernel_name}' for backend is not registered"
+        )
 
 
 def get_gradient(kernel_name: str) -> GradConfig | None:

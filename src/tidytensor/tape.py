@@ -82,7 +82,8 @@ def backprop(
                 f"Cannot compute gradient: gradient function not found for {node.kernel_name}."
             )
         dys = [
-            dy if dy is not None else zeros(list(o._shape), o.dtype) for dy, o in zip(dys, node.outputs, strict=True)
+            dy if dy is not None else zeros(list(o._shape), o.dtype)
+            for dy, o in zip(dys, node.outputs, strict=True)
         ]
         thunks = node.gradient(dys)
         for i, x in enumerate(node.inputs):

@@ -111,7 +111,9 @@ class Tensor:
         if self.dtype == STRING:
             return list(values.reshape(-1))
         if self.dtype == COMPLEX64:
-            return np.ascontiguousarray(values, dtype=np.complex64).reshape(-1).view(np.float32).copy()
+            return (
+                np.ascontiguousarray(values, dtype=np.complex64).reshape(-1).view(np.float32).copy()
+            )
         if self.dtype == BOOL:
             return values.reshape(-1).astype(np.uint8)
         return np.array(values, copy=True).reshape(-1)
@@ -204,7 +206,9 @@ class Tensor:
 
     def __index__(self) -> int:
         if self.dtype not in ("int32", "bool"):
-            raise ArgumentTypeError(f"Only int32 or bool tensors can be used as an index, got {self.dtype}")
+            raise ArgumentTypeError(
+                f"Only int32 or bool tensors can be used as an index, got {self.dtype}"
+            )
         return int(self._scalar_value("__index__"))
 
     def _scalar_value(self, op_name: str) -> Any:
@@ -250,64 +254,201 @@ class Variable(Tensor):
 
 
 class TensorBuffer:
-    """A mutable, writable array used to build a tensor (``tf.buffer``)."""
+    """A mutable, writable array used to build a tensor (``tf.buffer``, ``t.buffer_sync()``).
+
+    As TF.js's ``TensorBuffer``: ``values`` is flat, like the typed array TF.js keeps
+    (float32 and int32 NumPy arrays, uint8 for bool as TF.js's ``Uint8Array``, a list of
+    ``str`` for string), and ``set`` stores a value the way that typed array would (float32
+    rounding; int32 truncation with wrap-around; bool as a ``Uint8Array`` byte, so ``2`` stays
+    ``2`` and ``-1`` becomes ``255``). ``set`` and ``get`` check coordinates exactly as TF.js
+    does: ``set`` needs one coordinate per dimension (no coordinates means ``[0]``) and
+    silently ignores a position outside the buffer; ``get`` checks each coordinate against
+    its dimension and returns ``None`` (TF.js's ``undefined``) for a position that is not an
+    element.
+
+    >>> b = tf.buffer([2, 2], 'int32')
+    >>> b.set(7.9, 1, 0)
+    >>> b.get(1, 0), b.values.tolist()
+    (7, [0, 0, 7, 0])
+    """
 
     __slots__ = ("shape", "dtype", "values", "size", "strides")
 
+    #: The typed array TF.js allocates for each dtype (bool is a ``Uint8Array``).
+    _TYPED = {
+        "float32": np.dtype(np.float32),
+        "int32": np.dtype(np.int32),
+        "bool": np.dtype(np.uint8),
+    }
+
     def __init__(self, shape: Any, dtype: str = "float32", values: Any = None):
-        self.shape = list(shape)
-        self.dtype = check_dtype(dtype, "buffer")
+        dtype = check_dtype(dtype or "float32", "buffer")
+        self.dtype = dtype
+        self.shape = [int(d) for d in shape]
         self.size = math.prod(self.shape)
-        if values is None:
-            self.values = np.zeros(self.shape, dtype=NUMPY_DTYPE[dtype])
-            if dtype == STRING:
-                self.values[...] = ""
-        else:
-            arr = np.asarray(values, dtype=NUMPY_DTYPE[dtype])
-            if arr.size != self.size:
+        if values is not None:
+            n = len(values) if isinstance(values, (list, tuple)) else int(np.size(values))
+            if n != self.size:
                 raise InvalidArgumentError(
-                    f"Length of values '{arr.size}' does not match the size inferred by the "
+                    f"Length of values '{n}' does not match the size inferred by the "
                     f"shape '{self.size}'."
                 )
-            self.values = arr.reshape(self.shape).copy()
+        if dtype == COMPLEX64:
+            from .errors import DTypeError
+
+            raise DTypeError(
+                "complex64 dtype TensorBuffers are not supported. Please create a TensorBuffer "
+                "for the real and imaginary parts separately and call tf.complex(real, imag)."
+            )
+        self.values = self._typed_values(values)
         self.strides = Tensor.strides.fget(_Shaped(self.shape))  # type: ignore[attr-defined]
 
-    def _check(self, locs: tuple[int, ...]) -> None:
+    # ------------------------------------------------------------------ storage
+    def _typed_values(self, values: Any) -> Any:
+        """``values`` as the flat array TF.js keeps. A flat NumPy array of exactly the
+        typed-array dtype is kept, not copied (TF.js keeps a given typed array)."""
+        if self.dtype == STRING:
+            if values is None:
+                return [""] * self.size
+            flat = (
+                values if isinstance(values, list) else np.asarray(values, dtype=object).reshape(-1)
+            )
+            return [self._store(v) for v in flat]
+        typed = self._TYPED[self.dtype]
+        if values is None:
+            return np.zeros(self.size, dtype=typed)
+        if isinstance(values, np.ndarray) and values.dtype == typed and values.ndim == 1:
+            return values
+        if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+            from .tensor_util import js_store
+
+            arr = values.reshape(-1)
+            if self.dtype == BOOL:
+                return arr.astype(np.uint8) if arr.dtype == np.bool_ else self._to_uint8(arr)
+            return np.asarray(js_store(arr.astype(np.float64), self.dtype), dtype=typed)
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        return np.array([self._store(v) for v in flat], dtype=typed)
+
+    @staticmethod
+    def _to_uint8(arr: Any) -> Any:
+        """JavaScript's ToUint8 (a ``Uint8Array`` store): truncate, non-finite to 0, mod 256."""
+        f = np.asarray(arr, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            t = np.where(np.isfinite(f), np.trunc(f), 0.0)
+        return np.mod(t, 256.0).astype(np.uint8)
+
+    def _store(self, value: Any) -> Any:
+        """One value as TF.js's typed array for this dtype stores it."""
+        if self.dtype == STRING:
+            return value.decode("utf-8") if isinstance(value, bytes) else value
+        from .tensor_util import js_store, js_to_number
+
+        number = js_to_number(value.item() if isinstance(value, np.generic) else value)
+        if self.dtype == BOOL:
+            return self._to_uint8(number)[()]
+        return js_store(number, self.dtype)[()]
+
+    def _slot(self, index: Any) -> int | None:
+        """The element a JS index into the typed array reads, or None where there is none."""
+        try:
+            f = float(index)
+        except (TypeError, ValueError):
+            return None
+        if not f.is_integer() or f < 0 or f >= self.size:
+            return None
+        return int(f)
+
+    @staticmethod
+    def _js_list(values: Any) -> str:
+        """A JS array's ``toString``: its elements joined by commas."""
+        return ",".join(
+            str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values
+        )
+
+    # ------------------------------------------------------------------ TF.js API
+    def set(self, value: Any, *locs: Any) -> None:  # noqa: A003 - TF.js name
+        """Stores ``value`` at ``locs`` (one coordinate per dimension)."""
+        if not locs:
+            locs = (0,)
         if len(locs) != len(self.shape):
             raise InvalidArgumentError(
                 f"The number of provided coordinates ({len(locs)}) must match the rank "
                 f"({len(self.shape)})"
             )
-        for i, (loc, dim) in enumerate(zip(locs, self.shape, strict=True)):
-            if loc < 0 or loc >= dim:
-                raise InvalidArgumentError(
-                    f"Requested out of range element at {list(locs)}. Buffer shape={self.shape}"
-                    f" (axis {i})"
-                )
+        slot = self._slot(self.loc_to_index(list(locs)))
+        if slot is not None:  # a typed array ignores a write outside it
+            self.values[slot] = self._store(value)
 
-    def get(self, *locs: int) -> Any:
+    def get(self, *locs: Any) -> Any:
+        """The value at ``locs`` (no coordinates means ``[0]``); None where TF.js reads
+        ``undefined``."""
         if not locs:
-            locs = (0,) * len(self.shape)
-        self._check(locs)
-        value = self.values[locs]
-        return value.item() if hasattr(value, "item") and self.dtype != STRING else value
+            locs = (0,)
+        for i, loc in enumerate(locs):
+            if i < len(self.shape) and (loc < 0 or loc >= self.shape[i]):
+                raise InvalidArgumentError(
+                    f"Requested out of range element at {self._js_list(locs)}.   Buffer "
+                    f"shape={self._js_list(self.shape)}"
+                )
+        index = locs[-1]
+        for i in range(len(locs) - 1):
+            if i >= len(self.strides):
+                return None  # TF.js: strides[i] is undefined, the index NaN
+            index = index + self.strides[i] * locs[i]
+        slot = self._slot(index)
+        if slot is None:
+            return None
+        value = self.values[slot]
+        return value if self.dtype == STRING else value.item()
 
-    def set(self, value: Any, *locs: int) -> None:  # noqa: A003 - TF.js name
-        self._check(locs)
-        self.values[locs] = value
+    def loc_to_index(self, locs: Any) -> Any:
+        """The flat index of ``locs`` (no range checks, as TF.js)."""
+        locs = list(locs)
+        rank = len(self.shape)
+        if rank == 0:
+            return 0
+        if rank == 1:
+            return locs[0]
+        index = locs[-1]
+        for i in range(len(locs) - 1):
+            index = index + self.strides[i] * locs[i]
+        return index
 
-    def loc_to_index(self, locs: Any) -> int:
-        return int(np.ravel_multi_index(tuple(locs), self.shape)) if self.shape else 0
-
-    def index_to_loc(self, index: int) -> list[int]:
-        return [int(i) for i in np.unravel_index(index, self.shape)] if self.shape else []
+    def index_to_loc(self, index: Any) -> list:
+        """The coordinates of flat ``index`` (no range checks, as TF.js)."""
+        rank = len(self.shape)
+        if rank == 0:
+            return []
+        if rank == 1:
+            return [index]
+        locs = []
+        for stride in self.strides:
+            loc = math.floor(index / stride)
+            locs.append(loc)
+            index -= loc * stride
+        locs.append(index)
+        return locs
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
     def to_tensor(self) -> Tensor:
-        return _engine.make_tensor(self.values.copy(), tuple(self.shape), self.dtype)
+        """A new tensor holding a copy of the values."""
+        shape = tuple(self.shape)
+        if self.dtype == STRING:
+            arr = np.empty(self.size, dtype=object)
+            for i, v in enumerate(self.values):
+                if not isinstance(v, str):
+                    raise ArgumentTypeError(
+                        f"A string TensorBuffer holds {v!r} (a {type(v).__name__}) at index {i}; "
+                        "only str values can make a string tensor"
+                    )
+                arr[i] = v
+            return _engine.make_tensor(arr.reshape(shape), shape, STRING)
+        if self.dtype == BOOL:
+            return _engine.make_tensor((self.values != 0).reshape(shape), shape, BOOL)
+        return _engine.make_tensor(self.values.copy().reshape(shape), shape, self.dtype)
 
 
 class _Shaped:
@@ -325,7 +466,9 @@ def disposed_error(t: Tensor, op_name: str | None) -> TensorDisposedError:
     """The use-after-dispose error: which tensor, which op, created and disposed where."""
     what = f"Tensor {t.id} (shape={list(t._shape)}, dtype='{t.dtype}')"
     op = f" passed to '{op_name}'" if op_name else ""
-    created = f"created at {sites.format_site(t._site)}" if t._site else "created at an unknown place"
+    created = (
+        f"created at {sites.format_site(t._site)}" if t._site else "created at an unknown place"
+    )
     how = t._dispose_site
     if isinstance(how, str):
         disposed = how

@@ -57,7 +57,9 @@ def check_grads(
     def loss_value(values: list[np.ndarray]) -> float:
         def run() -> float:
             ts = [tensor(v.astype(np.float32), list(v.shape), "float32") for v in values]
-            return float(np.sum(np.asarray(f(*ts).numpy(), dtype=np.float64) * w.astype(np.float64)))
+            return float(
+                np.sum(np.asarray(f(*ts).numpy(), dtype=np.float64) * w.astype(np.float64))
+            )
 
         with ENGINE_scope():
             return run()
@@ -90,13 +92,19 @@ def ENGINE_scope() -> Iterator[None]:  # noqa: N802 - reads as a scope name
 
 def assert_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-5) -> None:
     """Shape, then dtype (when both are tensors), then values within tolerance."""
-    if isinstance(actual, Tensor) and isinstance(expected, Tensor) and actual.dtype != expected.dtype:
+    if (
+        isinstance(actual, Tensor)
+        and isinstance(expected, Tensor)
+        and actual.dtype != expected.dtype
+    ):
         raise AssertionError(f"dtype {actual.dtype} != {expected.dtype}")
     a = np.asarray(actual.numpy() if isinstance(actual, Tensor) else actual)
     e = np.asarray(expected.numpy() if isinstance(expected, Tensor) else expected)
     if a.shape != e.shape:
         raise AssertionError(f"shape {list(a.shape)} != {list(e.shape)}")
-    np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+    np.testing.assert_allclose(
+        a.astype(np.float64), e.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True
+    )
 
 
 @contextlib.contextmanager
@@ -104,7 +112,7 @@ def assert_no_leaks(expected_new_tensors: int = 0) -> Iterator[None]:
     """Fails if the block leaves more than ``expected_new_tensors`` tensors alive.
 
     >>> with tf.testing.assert_no_leaks():
-    ...     tf.tidy(lambda: tf.ones([2]).add(1).sum().data_sync())
+    ...     total = tf.tidy(lambda: tf.ones([2]).add(1).sum().data_sync())
     """
     before = ENGINE.state.num_tensors
     yield

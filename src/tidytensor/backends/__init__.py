@@ -9,6 +9,7 @@ from typing import Any
 
 # Kernels follow IEEE semantics silently, as TF.js does (1/0 is Infinity, int32 wraps):
 # NumPy's floating-point warnings raised inside kernel code are not the user's concern.
+# (Where a user turned warnings into errors, the engine reruns the kernel quietly.)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tidytensor\.backends\.")
 
 

@@ -27,6 +27,23 @@ FAMILIES = (
     "logical",
     "transformations",
     "slicing_joining",
+    "convolution",
+    "fused",
+    "normalization",
+    "losses",
+    "moving_average",
+    "dropout",
+    "image",
+    "rnn",
+    "scan",
+    "segment",
+    "evaluation",
+    "linalg",
+    "spectral",
+    "signal",
+    "sparse",
+    "ragged",
+    "string",
 )
 
 
@@ -137,6 +154,10 @@ class ArrayBackend(Backend):
 
     def string_bytes(self, data_id: DataId) -> int:
         return data_id.nbytes
+
+    def quiet(self) -> Any:
+        """A context in which the array library raises no floating-point warnings."""
+        return self.xp.errstate(all="ignore")
 
     def count_non_finite(self, data_id: DataId) -> str | None:
         values = data_id.values

@@ -1,38 +1,64 @@
-"""Every op, re-exported from its family module (each family's ``__all__`` is its op list)."""
+"""Every op, re-exported from its family module (each family's ``__all__`` is its op list).
+
+Families TF.js exposes only under a namespace (``tf.image``, ``tf.losses``...) are not
+star-imported: the family module itself is that namespace. Family modules are bound to
+``_<name>`` aliases because an op may share its family's name (``dropout``, ``signal``).
+"""
 
 from __future__ import annotations
 
-from . import (
-    arithmetic,
-    basic_math,
-    creation,
-    logical,
-    matrices,
-    random,
-    reduction,
-    slicing_joining,
-    transformations,
-)
+import importlib
+
 from .arithmetic import *  # noqa: F403
 from .basic_math import *  # noqa: F403
+from .convolution import *  # noqa: F403
 from .creation import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .evaluation import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .matrices import *  # noqa: F403
+from .moving_average import *  # noqa: F403
+from .normalization import *  # noqa: F403
+from .ragged import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reduction import *  # noqa: F403
+from .rnn import *  # noqa: F403
+from .scan import *  # noqa: F403
+from .segment import *  # noqa: F403
+from .signal import *  # noqa: F403
 from .slicing_joining import *  # noqa: F403
 from .transformations import *  # noqa: F403
 
-FAMILIES = (
-    creation,
-    random,
-    arithmetic,
-    basic_math,
-    reduction,
-    matrices,
-    logical,
-    transformations,
-    slicing_joining,
+#: Families whose ops are top-level (``tf.add``), in TF.js's doc order.
+FAMILIES = tuple(
+    importlib.import_module(f"{__name__}.{name}")
+    for name in (
+        "creation",
+        "random",
+        "arithmetic",
+        "basic_math",
+        "reduction",
+        "matrices",
+        "logical",
+        "transformations",
+        "slicing_joining",
+        "convolution",
+        "normalization",
+        "rnn",
+        "scan",
+        "segment",
+        "evaluation",
+        "moving_average",
+        "dropout",
+        "signal",
+        "ragged",
+    )
 )
+
+#: Families TF.js exposes as namespaces: ``tf.<name>.<op>``.
+NAMESPACES = {
+    name: importlib.import_module(f"{__name__}.{name}")
+    for name in ("image", "linalg", "losses", "spectral", "sparse", "string", "fused")
+}
 
 __all__ = [name for family in FAMILIES for name in family.__all__]

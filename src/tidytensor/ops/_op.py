@@ -54,7 +54,9 @@ def make_types_match(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return cast(a, dtype), cast(b, dtype)
 
 
-def parse_axis_param(axis: Any, shape: tuple[int, ...] | list[int], op_name: str = "op") -> list[int]:
+def parse_axis_param(
+    axis: Any, shape: tuple[int, ...] | list[int], op_name: str = "op"
+) -> list[int]:
     """Normalizes ``axis`` (None, an int or a list; negatives allowed) to sorted-as-given
     non-negative ints, with TF.js's error for out-of-range axes."""
     rank = len(shape)

@@ -1,78 +1,175 @@
-"""Arithmetic kernels: element-wise binary math with broadcasting."""
+"""Arithmetic kernels: element-wise binary math with broadcasting, as TF.js's CPU kernels.
+
+TF.js computes every element in double precision and stores it in the output's typed array:
+a float32 result is rounded once, an int32 result goes through ``ToInt32`` (NaN and
++-Infinity become 0, everything else is truncated and wrapped modulo 2**32) and a bool result
+through ``ToUint8`` (true when that is not 0). The float32 paths call the ufunc directly;
+int32 and bool paths reproduce the typed-array stores with :func:`from_double`.
+
+The helpers here (``to_int32``, ``from_double``, ``complex_error``) are shared with the
+basic-math kernels.
+"""
 
 from __future__ import annotations
 
 from ... import kernel_names as k
+from ...errors import DTypeError
+
+_TWO31 = 2147483648.0
+_TWO32 = 4294967296.0
+
+
+def complex_error(name: str) -> DTypeError:
+    """TF.js's CPU ``assertNotComplex`` error for the kernel (or op) ``name``."""
+    return DTypeError(f"{name} does not support complex64 tensors in the CPU backend.")
+
+
+def to_int32(v, xp):
+    """JavaScript's ``ToInt32`` on float values: NaN/Infinity -> 0, truncate, wrap mod 2**32."""
+    if v.size == 0:
+        return v.astype(xp.int32)
+    if xp.abs(v).max() < _TWO31:  # NaN compares False and takes the general path
+        return v.astype(xp.int32)
+    v = xp.where(xp.isfinite(v), xp.trunc(v), 0.0)
+    return xp.fmod(v, _TWO32).astype(xp.int64).astype(xp.int32)
+
+
+def from_double(v, dtype, xp):
+    """Stores float results in ``dtype`` (a NumPy dtype) as a TF.js typed array would."""
+    kind = dtype.kind
+    if kind == "f":
+        return v.astype(xp.float32)
+    if kind == "c":
+        return v.astype(xp.complex64)
+    as_int = to_int32(v, xp)
+    if kind == "b":
+        return (as_int & 255) != 0  # Uint8Array store
+    return as_int
 
 
 def add(a, b, *, xp):
-    return xp.add(a, b)
+    # An operator, not xp.add: 26 ns on NumPy scalars against 460 ns. NumPy's overflow
+    # warnings from kernel modules are filtered (backends/__init__.py), so no errstate here.
+    return a + b  # bool + bool is logical or: TF.js stores 2 for true + true
 
 
 def add_n(*tensors, xp):
-    out = tensors[0]
-    for t in tensors[1:]:
-        out = xp.add(out, t)
-    return out if len(tensors) > 1 else xp.array(out, copy=True)
+    first = tensors[0]
+    if first.dtype.kind == "c":
+        raise complex_error("addN")
+    if first.dtype.kind == "b":  # a Uint8Array accumulator: counts true values mod 256
+        acc = first.astype(xp.uint8)
+        for t in tensors[1:]:
+            acc = xp.add(acc, t, dtype=xp.uint8)
+        return acc != 0
+    if len(tensors) == 1:
+        return first.copy()
+    with xp.errstate(over="ignore", invalid="ignore"):
+        out = xp.add(first, tensors[1])
+        for t in tensors[2:]:
+            if out.ndim:
+                xp.add(out, t, out=out)
+            else:
+                out = xp.add(out, t)
+    return out
 
 
 def sub(a, b, *, xp):
-    if a.dtype == xp.bool_:
-        return xp.logical_xor(a, b)  # bool - bool: TF.js stores a - b as bool (!= 0)
-    return xp.subtract(a, b)
+    if a.dtype.kind == "b":
+        return xp.not_equal(a, b)  # 0 - 1 is stored as 255: true
+    return a - b
 
 
 def multiply(a, b, *, xp):
-    if a.dtype == xp.bool_:
-        return xp.logical_and(a, b)
-    return xp.multiply(a, b)
+    if a.dtype.kind == "i":
+        # The product of two int32 values is rounded to a double before ToInt32.
+        return to_int32(xp.multiply(a, b, dtype=xp.float64), xp)
+    return a * b  # bool * bool is logical and
 
 
 def real_div(a, b, *, xp):
+    kind = a.dtype.kind
+    if kind == "f":
+        return a / b  # warnings are filtered for kernel modules; see add()
+    if kind == "c" or b.dtype.kind == "c":
+        raise complex_error("RealDiv")
     with xp.errstate(divide="ignore", invalid="ignore"):
-        out = xp.true_divide(a, b)
-    return out.astype(a.dtype, copy=False) if a.dtype.kind == "c" else out.astype(xp.float32, copy=False)
+        return from_double(xp.true_divide(a, b, dtype=xp.float64), a.dtype, xp)
 
 
 def floor_div(a, b, *, xp):
-    if a.dtype.kind in "iub":
-        a32, b32 = a.astype(xp.int32, copy=False), b.astype(xp.int32, copy=False)
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            # TF.js computes floor(a / b) in float: division by zero gives 0 once cast to int32.
-            out = xp.floor(xp.true_divide(a32, b32))
-        out = xp.where(xp.isfinite(out), out, 0)
-        return out.astype(xp.int32)
-    with xp.errstate(divide="ignore", invalid="ignore"):
-        return xp.floor(xp.true_divide(a, b)).astype(a.dtype, copy=False)
+    """Always int32 in TF.js's CPU backend, even for float32 inputs."""
+    kind = a.dtype.kind
+    if kind == "c" or b.dtype.kind == "c":
+        raise complex_error("FloorDiv")
+    if kind == "i" and b.dtype.kind == "i":
+        # Exact for int32; x // 0 is 0 and -2**31 // -1 wraps, as ToInt32(Math.floor(a / b)).
+        with xp.errstate(divide="ignore", over="ignore"):
+            return xp.floor_divide(a, b)
+    with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = xp.floor(xp.true_divide(a, b, dtype=xp.float64))
+    return to_int32(q, xp)
 
 
 def mod(a, b, *, xp):
+    """``a % b`` with the divisor's sign, by TF.js's formula: rem = a % b (truncated);
+    if a and b differ in sign, (rem + b) % b."""
+    kind = a.dtype.kind
+    if kind == "c" or b.dtype.kind == "c":
+        raise complex_error("Mod")
+    if kind == "i":
+        with xp.errstate(divide="ignore", over="ignore"):
+            return xp.mod(a, b)  # floor modulo; x % 0 is 0 (NaN stored as int32)
+    # float32 (and bool: 1 % 1 and 0 % 1 are 0, x % 0 is NaN, all stored as false) in doubles.
+    a64 = a.astype(xp.float64)
+    b64 = b.astype(xp.float64)
     with xp.errstate(divide="ignore", invalid="ignore"):
-        if a.dtype.kind in "iu":
-            out = xp.where(b == 0, 0, xp.mod(a, xp.where(b == 0, 1, b)))
-            return out.astype(a.dtype, copy=False)
-        return xp.mod(a, b).astype(a.dtype, copy=False)
+        rem = xp.fmod(a64, b64)
+        # A NaN operand gives NaN in either branch.
+        out = xp.where((a64 < 0) == (b64 < 0), rem, xp.fmod(rem + b64, b64))
+    return from_double(out, a.dtype, xp)
 
 
 def maximum(a, b, *, xp):
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        raise complex_error("Maximum")
     return xp.maximum(a, b)
 
 
 def minimum(a, b, *, xp):
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        raise complex_error("Minimum")
     return xp.minimum(a, b)
 
 
 def pow_(a, b, *, xp):
+    kind = a.dtype.kind
+    if kind == "f":
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = xp.power(a, b)
+        if not xp.isfinite(b).all():
+            # JS's Math.pow gives NaN for (+-1) ** (+-Infinity) and 1 ** NaN; C's pow gives 1.
+            out = xp.where((xp.abs(a) == 1) & ~xp.isfinite(b), xp.float32("nan"), out)
+        return out
+    if kind == "c" or b.dtype.kind == "c":
+        raise complex_error("Pow")
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if a.dtype.kind in "iu":
-            out = xp.power(a.astype(xp.float64), b.astype(xp.float64))
-            return xp.where(xp.isfinite(out), out, 0).astype(xp.int64).astype(xp.int32)
-        return xp.power(a, b).astype(a.dtype, copy=False)
+        out = xp.power(a.astype(xp.float64), b.astype(xp.float64))
+    return from_double(out, a.dtype, xp)
 
 
 def squared_difference(a, b, *, xp):
-    d = xp.subtract(a, b)
-    return xp.multiply(d, d)
+    kind = a.dtype.kind
+    if kind == "f":
+        with xp.errstate(over="ignore", invalid="ignore"):
+            d = xp.subtract(a, b)
+            return xp.multiply(d, d, out=d) if d.ndim else xp.multiply(d, d)
+    if kind == "c" or b.dtype.kind == "c":
+        raise complex_error("SquaredDifference")
+    if kind == "b":
+        return xp.not_equal(a, b)
+    d = xp.subtract(a, b, dtype=xp.float64)
+    return from_double(xp.multiply(d, d), a.dtype, xp)
 
 
 KERNELS = {

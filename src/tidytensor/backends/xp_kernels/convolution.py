@@ -1,0 +1,797 @@
+"""Convolution and pooling kernels, and the shape arithmetic they share with the ops.
+
+Layout: every kernel works channels-last (``[batch, *spatial, channels]``); NCHW inputs are
+transposed in and out. Geometry follows TF.js's ``conv_util`` exactly (including its quirks:
+a numeric 2-D pad sizes both output dims with the filter height and stride height, 3-D 'same'
+padding may be negative), so output shapes and values match TF.js's CPU kernels.
+
+Speed: a convolution is one BLAS matmul over im2col patches. The patches are a zero-copy
+``as_strided`` view of the (padded) input; copying a batch chunk of them into a contiguous
+column matrix is the only extra pass, and chunks stay small enough to live in cache. The
+input gradient scatters the columns back with one strided add per filter tap (col2im);
+pooling reduces over one strided view per window tap. No loop runs over pixels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+from ... import kernel_names as k
+from ...errors import InvalidArgumentError, ShapeError
+from .arithmetic import from_double
+
+#: Elements of one im2col chunk (float32): small enough to stay in L2 between copy and matmul.
+COL_CHUNK = 1 << 19
+
+
+# ---------------------------------------------------------------------------- conv geometry
+class ConvInfo:
+    """TF.js's ``Conv2DInfo``/``Conv3DInfo``, with the spatial dims as lists."""
+
+    __slots__ = (
+        "batch",
+        "in_sizes",
+        "in_channels",
+        "out_sizes",
+        "out_channels",
+        "filter_sizes",
+        "strides",
+        "dilations",
+        "eff_sizes",
+        "pads",
+        "pad_type",
+        "channels_last",
+        "in_shape",
+        "out_shape",
+        "filter_shape",
+    )
+
+    @property
+    def pad_before(self) -> list[int]:
+        return [p[0] for p in self.pads]
+
+
+def _js(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(_js(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _as_int(v: Any, what: str) -> int:
+    if isinstance(v, bool):
+        raise InvalidArgumentError(f"{what} must hold integers, but got {v!r}")
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{what} must hold integers, but got {v!r}") from None
+    if not f.is_integer():
+        raise InvalidArgumentError(f"{what} must hold integers, but got {_js(v)}")
+    return int(f)
+
+
+def is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def parse_tuple(param: Any, what: str = "strides") -> list[int]:
+    """TF.js's ``parseTupleParam``: a number n gives [n, n, n], a pair [a, b] gives [a, b, 1]."""
+    if is_number(param):
+        n = _as_int(param, what)
+        return [n, n, n]
+    if not isinstance(param, (list, tuple)) or len(param) == 0:
+        raise InvalidArgumentError(f"{what} must be a number or a list of numbers, but got {param!r}")
+    values = [_as_int(v, what) for v in param]
+    return values + [1] if len(values) == 2 else values
+
+
+def parse3(param: Any, what: str = "strides") -> list[int]:
+    """TF.js's ``parse3TupleParam``: a number n gives [n, n, n]."""
+    if is_number(param):
+        n = _as_int(param, what)
+        return [n, n, n]
+    if not isinstance(param, (list, tuple)) or len(param) != 3:
+        raise InvalidArgumentError(f"{what} must be a number or a list of 3 numbers, but got {param!r}")
+    return [_as_int(v, what) for v in param]
+
+
+def tuple_values_are_one(param: Any) -> bool:
+    v = parse_tuple(param)
+    return len(v) >= 3 and v[0] == 1 and v[1] == 1 and v[2] == 1
+
+
+def either_strides_or_dilations_are_one(strides: Any, dilations: Any) -> bool:
+    return tuple_values_are_one(strides) or tuple_values_are_one(dilations)
+
+
+def strides_or_dilations_are_positive(values: Any) -> bool:
+    return all(v > 0 for v in parse_tuple(values))
+
+
+def effective_size(size: int, dilation: int) -> int:
+    return size if dilation <= 1 else size + (size - 1) * (dilation - 1)
+
+
+def round_dim(value: float, mode: Any) -> int:
+    """TF.js's ``round`` in conv_util: truncation unless a rounding mode is given."""
+    if not mode:
+        return math.trunc(value)
+    if mode == "round":
+        return math.floor(value + 0.5)
+    if mode == "ceil":
+        return math.ceil(value)
+    if mode == "floor":
+        return math.floor(value)
+    raise InvalidArgumentError(f"Unknown roundingMode {mode}")
+
+
+def convert_data_format(data_format: Any) -> str:
+    """'NHWC' -> 'channelsLast', 'NCHW' -> 'channelsFirst' (TF.js's convertConv2DDataFormat)."""
+    if data_format == "NHWC":
+        return "channelsLast"
+    if data_format == "NCHW":
+        return "channelsFirst"
+    raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+
+
+def _pad_2d(pad, in_h, in_w, s_h, s_w, f_h, f_w, rounding, channels_last):
+    if is_number(pad):
+        p = _as_int(pad, "pad")
+        kind = "VALID" if p == 0 else "NUMBER"
+        # TF.js sizes both dims with the filter height and stride height here.
+        out_h = round_dim((in_h - f_h + 2 * p) / s_h + 1, rounding)
+        out_w = round_dim((in_w - f_h + 2 * p) / s_h + 1, rounding)
+        return [(p, p), (p, p)], kind, out_h, out_w
+    if pad == "same":
+        out_h, out_w = math.ceil(in_h / s_h), math.ceil(in_w / s_w)
+        along_h = max(0, (out_h - 1) * s_h + f_h - in_h)
+        along_w = max(0, (out_w - 1) * s_w + f_w - in_w)
+        top, left = along_h // 2, along_w // 2
+        return [(top, along_h - top), (left, along_w - left)], "SAME", out_h, out_w
+    if pad == "valid":
+        return [(0, 0), (0, 0)], "VALID", math.ceil((in_h - f_h + 1) / s_h), math.ceil((in_w - f_w + 1) / s_w)
+    if isinstance(pad, (list, tuple)) and not isinstance(pad, str):
+        try:
+            rows, cols = (pad[1], pad[2]) if channels_last else (pad[2], pad[3])
+            top, bottom = _as_int(rows[0], "pad"), _as_int(rows[1], "pad")
+            left, right = _as_int(cols[0], "pad"), _as_int(cols[1], "pad")
+        except (IndexError, TypeError, KeyError):
+            raise InvalidArgumentError(
+                f"Explicit padding must be [[0, 0], [top, bottom], [left, right], [0, 0]], but got {pad!r}"
+            ) from None
+        kind = "VALID" if top == bottom == left == right == 0 else "EXPLICIT"
+        out_h = round_dim((in_h - f_h + top + bottom) / s_h + 1, rounding)
+        out_w = round_dim((in_w - f_w + left + right) / s_w + 1, rounding)
+        return [(top, bottom), (left, right)], kind, out_h, out_w
+    raise InvalidArgumentError(f"Unknown padding parameter: {_js(pad)}")
+
+
+def _pad_3d(pad, ins, ss, fs, rounding):
+    if pad == "valid":
+        pad = 0
+    if is_number(pad):
+        p = _as_int(pad, "pad")
+        outs = [round_dim((i - f + 2 * p) / s + 1, rounding) if i + 2 * p >= f else 0 for i, s, f in zip(ins, ss, fs)]
+        return [(p, p)] * 3, "VALID" if p == 0 else "NUMBER", outs
+    if pad == "same":
+        outs = [math.ceil(i / s) for i, s in zip(ins, ss)]
+        pads = []
+        for i, s, f, o in zip(ins, ss, fs, outs):
+            along = (o - 1) * s + f - i  # not clamped at 0 in TF.js's 3-D version
+            pads.append((along // 2, along - along // 2))
+        return pads, "SAME", outs
+    raise InvalidArgumentError(f"Unknown padding parameter: {_js(pad)}")
+
+
+def _check_out(info: ConvInfo) -> ConvInfo:
+    if any(o < 0 for o in info.out_sizes):
+        raise ShapeError(
+            f"The convolution's output would have a negative size: input shape {list(info.in_shape)}, "
+            f"filter shape {list(info.filter_shape)}, output shape {info.out_shape}"
+        )
+    return info
+
+
+def compute_conv2d_info(in_shape, filter_shape, strides, dilations, pad, rounding=None, depthwise=False,
+                        data_format="channelsLast") -> ConvInfo:
+    """TF.js's ``computeConv2DInfo`` (``data_format`` is 'channelsLast' or 'channelsFirst')."""
+    if data_format not in ("channelsLast", "channelsFirst"):
+        raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+    last = data_format == "channelsLast"
+    if len(in_shape) != 4:
+        raise ShapeError(f"Expected a rank-4 input, but got shape [{_js(list(in_shape))}]")
+    if last:
+        batch, in_h, in_w, in_c = in_shape
+    else:
+        batch, in_c, in_h, in_w = in_shape
+    f_h, f_w, f_c = filter_shape[0], filter_shape[1], filter_shape[3]
+    s_h, s_w = parse_tuple(strides, "strides")[:2]
+    d_h, d_w = parse_tuple(dilations, "dilations")[:2]
+    e_h, e_w = effective_size(f_h, d_h), effective_size(f_w, d_w)
+    pads, kind, out_h, out_w = _pad_2d(pad, in_h, in_w, s_h, s_w, e_h, e_w, rounding, last)
+    info = ConvInfo()
+    info.batch, info.in_channels = batch, in_c
+    info.in_sizes, info.out_sizes = [in_h, in_w], [out_h, out_w]
+    info.out_channels = f_c * in_c if depthwise else f_c
+    info.filter_sizes, info.strides, info.dilations = [f_h, f_w], [s_h, s_w], [d_h, d_w]
+    info.eff_sizes, info.pads, info.pad_type = [e_h, e_w], pads, kind
+    info.channels_last = last
+    info.in_shape, info.filter_shape = tuple(in_shape), tuple(filter_shape)
+    oc = info.out_channels
+    info.out_shape = [batch, out_h, out_w, oc] if last else [batch, oc, out_h, out_w]
+    return _check_out(info)
+
+
+def compute_conv3d_info(in_shape, filter_shape, strides, dilations, pad, depthwise=False,
+                        data_format="channelsLast", rounding=None) -> ConvInfo:
+    """TF.js's ``computeConv3DInfo``."""
+    last = data_format == "channelsLast"
+    if len(in_shape) != 5:
+        raise ShapeError(f"Expected a rank-5 input, but got shape [{_js(list(in_shape))}]")
+    if last:
+        batch, *ins, in_c = in_shape
+    else:
+        batch, in_c, *ins = in_shape
+    fs, f_c = list(filter_shape[:3]), filter_shape[4]
+    ss, ds = parse3(strides, "strides"), parse3(dilations, "dilations")
+    es = [effective_size(f, d) for f, d in zip(fs, ds)]
+    pads, kind, outs = _pad_3d(pad, ins, ss, es, rounding)
+    info = ConvInfo()
+    info.batch, info.in_channels, info.in_sizes, info.out_sizes = batch, in_c, list(ins), outs
+    info.out_channels = f_c * in_c if depthwise else f_c
+    info.filter_sizes, info.strides, info.dilations, info.eff_sizes = fs, ss, ds, es
+    info.pads, info.pad_type, info.channels_last = pads, kind, last
+    info.in_shape, info.filter_shape = tuple(in_shape), tuple(filter_shape)
+    oc = info.out_channels
+    info.out_shape = [batch, *outs, oc] if last else [batch, oc, *outs]
+    return _check_out(info)
+
+
+def compute_pool2d_info(in_shape, filter_size, strides, dilations, pad, rounding=None,
+                        data_format="channelsLast") -> ConvInfo:
+    """TF.js's ``computePool2DInfo``."""
+    f_h, f_w = parse_tuple(filter_size, "filterSize")[:2]
+    if data_format not in ("channelsLast", "channelsFirst"):
+        raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+    c = in_shape[3] if data_format == "channelsLast" else in_shape[1]
+    return compute_conv2d_info(in_shape, [f_h, f_w, c, c], strides, dilations, pad, rounding, False, data_format)
+
+
+def compute_pool3d_info(in_shape, filter_size, strides, dilations, pad, rounding=None, data_format="NDHWC") -> ConvInfo:
+    """TF.js's ``computePool3DInfo``."""
+    fs = parse3(filter_size, "filterSize")
+    if data_format == "NDHWC":
+        c, fmt = in_shape[4], "channelsLast"
+    elif data_format == "NCDHW":
+        c, fmt = in_shape[1], "channelsFirst"
+    else:
+        raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+    return compute_conv3d_info(in_shape, [*fs, c, c], strides, dilations, pad, False, fmt, rounding)
+
+
+def compute_dilation2d_info(in_shape, filter_shape, strides, pad, dilations) -> ConvInfo:
+    """TF.js's ``computeDilation2DInfo``: the filter is [h, w, depth], depth = input channels."""
+    return compute_conv2d_info(in_shape, [*filter_shape, in_shape[3]], strides, dilations, pad)
+
+
+# ---------------------------------------------------------------------------- array helpers
+def _extents(info: ConvInfo, dilations=None) -> tuple[list[int], list[int]]:
+    """Where the windows read, per spatial dim: (first input index, number of indices)."""
+    ds = info.dilations if dilations is None else dilations
+    starts = [-p for p in info.pad_before]
+    ext = [
+        (o - 1) * s + (f - 1) * d + 1 if o > 0 else 0
+        for o, s, f, d in zip(info.out_sizes, info.strides, info.filter_sizes, ds)
+    ]
+    return starts, ext
+
+
+def _region(x, xp, starts, extents, fill):
+    """``a[:, i, ...] = x[:, starts + i, ...]`` over ``extents``; ``fill`` outside ``x``."""
+    sizes = x.shape[1:-1]
+    if all(0 <= st and st + e <= s for st, e, s in zip(starts, extents, sizes)):
+        return x[(slice(None), *(slice(st, st + e) for st, e in zip(starts, extents)), slice(None))]
+    out = xp.full((x.shape[0], *extents, x.shape[-1]), fill, dtype=x.dtype)
+    dst, src = [slice(None)], [slice(None)]
+    for st, e, s in zip(starts, extents, sizes):
+        lo, hi = max(st, 0), min(st + e, s)
+        if hi <= lo:
+            return out
+        dst.append(slice(lo - st, hi - st))
+        src.append(slice(lo, hi))
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def _windows(a, xp, info: ConvInfo, dilations=None):
+    """A zero-copy view ``[batch, *out, *filter, channels]`` of the windows over ``a``."""
+    ds = info.dilations if dilations is None else dilations
+    st = a.strides
+    nd = len(info.out_sizes)
+    shape = (a.shape[0], *info.out_sizes, *info.filter_sizes, a.shape[-1])
+    strides = (
+        st[0],
+        *(st[i + 1] * info.strides[i] for i in range(nd)),
+        *(st[i + 1] * ds[i] for i in range(nd)),
+        st[-1],
+    )
+    return xp.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _taps(info: ConvInfo):
+    return itertools.product(*(range(f) for f in info.filter_sizes))
+
+
+def _tap_slices(info: ConvInfo, tap, dilations=None):
+    """The strided slice of the window region that filter tap ``tap`` reads for every output."""
+    ds = info.dilations if dilations is None else dilations
+    return tuple(
+        slice(t * d, t * d + (o - 1) * s + 1, s) if o > 0 else slice(0, 0)
+        for t, d, o, s in zip(tap, ds, info.out_sizes, info.strides)
+    )
+
+
+class _Scatter:
+    """Accumulates per-tap contributions over the window region, then crops to the input."""
+
+    def __init__(self, xp, info: ConvInfo, channels: int, dtype, dilations=None):
+        self.starts, self.ext = _extents(info, dilations)
+        self.lo = [min(st, 0) for st in self.starts]
+        hi = [max(st + e, s) for st, e, s in zip(self.starts, self.ext, info.in_sizes)]
+        self.buf = xp.zeros((info.batch, *(h - lo for h, lo in zip(hi, self.lo)), channels), dtype=dtype)
+        off = [st - lo for st, lo in zip(self.starts, self.lo)]
+        region = tuple(slice(o, o + e) for o, e in zip(off, self.ext))
+        self.region = self.buf[(slice(None), *region, slice(None))]
+        self.sizes = info.in_sizes
+
+    def add(self, slices, values) -> None:
+        target = self.region[(slice(None), *slices, slice(None))]
+        target += values
+
+    def result(self):
+        crop = tuple(slice(-lo, -lo + s) for lo, s in zip(self.lo, self.sizes))
+        return self.buf[(slice(None), *crop, slice(None))]
+
+
+def _fit_dy(dy, xp, info: ConvInfo):
+    """``dy`` cut to the output size the geometry gives (TF.js reads only that part)."""
+    want = info.out_sizes
+    got = dy.shape[1:-1]
+    if tuple(got) == tuple(want):
+        return dy
+    if any(g < w for g, w in zip(got, want)):
+        raise ShapeError(
+            f"dy has spatial shape [{_js(list(got))}] but the convolution's output is [{_js(want)}]"
+        )
+    return dy[(slice(None), *(slice(0, w) for w in want), slice(None))]
+
+
+def _to_last(a, xp, channels_last: bool):
+    return a if channels_last else xp.moveaxis(a, 1, -1)
+
+
+def _from_last(a, xp, channels_last: bool):
+    return a if channels_last else xp.ascontiguousarray(xp.moveaxis(a, -1, 1))
+
+
+def _float(a, xp):
+    return a if a.dtype == xp.float32 else a.astype(xp.float32)
+
+
+# ---------------------------------------------------------------------------- convolution
+def conv_forward(x, w, info: ConvInfo, xp):
+    """``x`` [N, *S, Cin] (channels last), ``w`` [*K, Cin, Cout] -> [N, *O, Cout] float32."""
+    ctype = xp.float64 if x.dtype.kind in "iub" else xp.float32
+    x, w = x.astype(ctype, copy=False), w.astype(ctype, copy=False)
+    n, cout = x.shape[0], w.shape[-1]
+    if x.size == 0 or w.size == 0 or math.prod(info.out_sizes) == 0:
+        return xp.zeros((n, *info.out_sizes, cout), dtype=ctype)
+    out = xp.empty((n, *info.out_sizes, cout), dtype=ctype)
+    starts, ext = _extents(info)
+    win = _windows(_region(x, xp, starts, ext, 0), xp, info)
+    kkc = math.prod(info.filter_sizes) * w.shape[-2]
+    wm = w.reshape(kkc, cout)
+    rows = math.prod(info.out_sizes)
+    step = max(1, COL_CHUNK // max(1, rows * kkc))
+    for b in range(0, n, step):
+        e = min(n, b + step)
+        cols = win[b:e].reshape((e - b) * rows, kkc)
+        xp.matmul(cols, wm, out=out[b:e].reshape((e - b) * rows, cout))
+    return out
+
+
+def conv_backprop_filter(x, dy, info: ConvInfo, xp):
+    """dL/dw for ``conv_forward`` (dilation 1, as TF.js's kernels): [*K, Cin, Cout]."""
+    x, dy = _float(x, xp), _float(_fit_dy(dy, xp, info), xp)
+    cin, cout = x.shape[-1], dy.shape[-1]
+    kkc = math.prod(info.filter_sizes) * cin
+    dw = xp.zeros((kkc, cout), dtype=xp.float32)
+    if dy.size and x.size:
+        starts, ext = _extents(info)
+        win = _windows(_region(x, xp, starts, ext, 0), xp, info)
+        rows = math.prod(info.out_sizes)
+        n = x.shape[0]
+        step = max(1, COL_CHUNK // max(1, rows * kkc))
+        for b in range(0, n, step):
+            e = min(n, b + step)
+            cols = win[b:e].reshape((e - b) * rows, kkc)
+            dw += cols.T @ dy[b:e].reshape((e - b) * rows, cout)
+    return dw.reshape(*info.filter_sizes, cin, cout)
+
+
+def conv_backprop_input(dy, w, info: ConvInfo, xp):
+    """dL/dx for ``conv_forward``: col2im of ``dy @ w.T``, one strided add per tap."""
+    dy, w = _float(_fit_dy(dy, xp, info), xp), _float(w, xp)
+    cin, cout = w.shape[-2], w.shape[-1]
+    scatter = _Scatter(xp, info, cin, xp.float32)
+    if dy.size and w.size:
+        nk = math.prod(info.filter_sizes)
+        wt = w.reshape(nk, cin, cout)
+        dym = dy.reshape(-1, cout)
+        for i, tap in enumerate(_taps(info)):
+            part = (dym @ wt[i].T).reshape(*dy.shape[:-1], cin)
+            scatter.add(_tap_slices(info, tap), part)
+    return scatter.result()
+
+
+def conv2d(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
+    fmt = convert_data_format(data_format)
+    info = compute_conv2d_info(x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt)
+    out = conv_forward(_to_last(x, xp, info.channels_last), w, info, xp)
+    return _from_last(_store(out, x, xp), xp, info.channels_last)
+
+
+def _store(out, x, xp):
+    """TF.js's CPU conv keeps the input's dtype (an int input accumulates in an Int32Array)."""
+    if x.dtype.kind in "iub":
+        return from_double(out, x.dtype, xp)
+    return out.astype(xp.float32, copy=False)
+
+
+def conv2d_backprop_input(dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None):
+    fmt = convert_data_format(data_format)
+    info = compute_conv2d_info(tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt)
+    dx = conv_backprop_input(_to_last(dy, xp, info.channels_last), w, info, xp)
+    return _from_last(dx, xp, info.channels_last)
+
+
+def conv2d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None):
+    fmt = convert_data_format(data_format)
+    info = compute_conv2d_info(x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt)
+    last = info.channels_last
+    return conv_backprop_filter(_to_last(x, xp, last), _to_last(dy, xp, last), info, xp)
+
+
+def conv3d(x, w, *, xp, strides, pad, data_format="NDHWC", dilations=(1, 1, 1)):
+    info = compute_conv3d_info(x.shape, w.shape, strides, dilations, pad)
+    return _store(conv_forward(x, w, info, xp), x, xp)
+
+
+def conv3d_backprop_input(dy, w, *, xp, strides, pad, input_shape):
+    info = compute_conv3d_info(tuple(input_shape), w.shape, strides, 1, pad)
+    return conv_backprop_input(dy, w, info, xp)
+
+
+def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
+    info = compute_conv3d_info(x.shape, tuple(filter_shape), strides, 1, pad)
+    return conv_backprop_filter(x, dy, info, xp)
+
+
+# ---------------------------------------------------------------------------- depthwise
+def _depthwise_info(x_shape, w_shape, strides, pad, dilations, rounding):
+    dilations = [1, 1] if dilations is None else dilations
+    if not either_strides_or_dilations_are_one(strides, dilations):
+        raise InvalidArgumentError(
+            "Error in depthwiseConv2d: Either strides or dilations must be 1. "
+            f"Got strides {_js(strides)} and dilations '{_js(dilations)}'"
+        )
+    # TF.js's CPU kernel reads the input as NHWC whatever data_format says.
+    info = compute_conv2d_info(tuple(x_shape), tuple(w_shape), strides, dilations, pad, rounding, True)
+    if w_shape[2] != info.in_channels:
+        raise ShapeError(
+            f"depthwiseConv2d on CPU reads the input as NHWC: its {info.in_channels} channels must "
+            f"match the filter's inChannels {w_shape[2]}"
+        )
+    return info
+
+
+def depthwise_forward(x, w, info: ConvInfo, xp):
+    x, w = _float(x, xp), _float(w, xp)
+    n, c, m = x.shape[0], w.shape[2], w.shape[3]
+    out = xp.zeros((n, *info.out_sizes, c, m), dtype=xp.float32)
+    if out.size and x.size:
+        starts, ext = _extents(info)
+        region = _region(x, xp, starts, ext, 0)
+        for tap in _taps(info):
+            v = region[(slice(None), *_tap_slices(info, tap), slice(None))]
+            out += v[..., None] * w[tap]
+    return out.reshape(n, *info.out_sizes, c * m)
+
+
+def depthwise_conv2d_native(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
+    info = _depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
+    return depthwise_forward(x, w, info, xp)
+
+
+def depthwise_backprop_input(dy, w, *, xp, strides, pad, input_shape, dilations=(1, 1), dim_rounding_mode=None):
+    info = compute_conv2d_info(tuple(input_shape), w.shape, strides, dilations, pad, dim_rounding_mode, True)
+    dy, w = _float(_fit_dy(dy, xp, info), xp), _float(w, xp)
+    c, m = w.shape[2], w.shape[3]
+    ones = [1, 1]  # TF.js's backprop kernels step through the filter without dilation
+    scatter = _Scatter(xp, info, c, xp.float32, ones)
+    if dy.size and w.size:
+        dy = dy.reshape(*dy.shape[:-1], c, m)
+        for tap in _taps(info):
+            scatter.add(_tap_slices(info, tap, ones), (dy * w[tap]).sum(-1))
+    return scatter.result()
+
+
+def depthwise_backprop_filter(x, dy, *, xp, strides, pad, filter_shape, dilations=(1, 1), dim_rounding_mode=None):
+    info = compute_conv2d_info(x.shape, tuple(filter_shape), strides, dilations, pad, dim_rounding_mode, True)
+    x, dy = _float(x, xp), _float(_fit_dy(dy, xp, info), xp)
+    c, m = filter_shape[2], filter_shape[3]
+    dw = xp.zeros(tuple(filter_shape), dtype=xp.float32)
+    if dy.size and x.size:
+        ones = [1, 1]
+        starts, ext = _extents(info, ones)
+        region = _region(x, xp, starts, ext, 0)
+        dyc = dy.reshape(-1, c, m).transpose(1, 0, 2)  # [c, rows, m]
+        for tap in _taps(info):
+            v = region[(slice(None), *_tap_slices(info, tap, ones), slice(None))].reshape(-1, c)
+            dw[tap] = xp.matmul(v.T[:, None, :], dyc)[:, 0, :]
+    return dw
+
+
+# ---------------------------------------------------------------------------- pooling
+def _valid_counts(info: ConvInfo, xp):
+    """Taps of each window that fall inside the input, as an array over the output dims."""
+    counts = None
+    for o, s, f, p, n in zip(info.out_sizes, info.strides, info.eff_sizes, info.pad_before, info.in_sizes):
+        corner = xp.arange(o) * s - p
+        c = xp.minimum(corner + f, n) - xp.maximum(corner, 0)
+        c = xp.maximum(c, 0)
+        counts = c if counts is None else counts[..., None] * c
+    return counts
+
+
+def _pool_region(x, xp, info: ConvInfo, fill):
+    starts, ext = _extents(info)
+    return _region(x, xp, starts, ext, fill)
+
+
+def _max_pool(x, info: ConvInfo, xp):
+    """Max over each window, ignoring NaN (TF.js's ``pixel > max`` never takes NaN); an
+    empty window gives -Infinity. Returns float64 for integer inputs, else float32."""
+    v = x if x.dtype == xp.float32 else x.astype(xp.float64)
+    best = xp.full((x.shape[0], *info.out_sizes, x.shape[-1]), -math.inf, dtype=v.dtype)
+    if best.size and x.size:
+        region = _pool_region(v, xp, info, math.nan)
+        for tap in _taps(info):
+            xp.fmax(best, region[(slice(None), *_tap_slices(info, tap), slice(None))], out=best)
+    return best
+
+
+def _avg_pool(x, info: ConvInfo, xp, empty_is_zero: bool):
+    v = _float(x, xp)
+    total = xp.zeros((x.shape[0], *info.out_sizes, x.shape[-1]), dtype=xp.float32)
+    if total.size and x.size:
+        region = _pool_region(v, xp, info, 0)
+        for tap in _taps(info):
+            total += region[(slice(None), *_tap_slices(info, tap), slice(None))]
+    counts = _valid_counts(info, xp)[None, ..., None].astype(xp.float32)
+    if empty_is_zero:
+        counts = xp.maximum(counts, 1)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        return total / counts
+
+
+def _is_identity_pool(info: ConvInfo) -> bool:
+    return info.filter_sizes == [1, 1] and list(info.in_shape) == list(info.out_shape)
+
+
+def _pool2d_raw(kind):
+    def kernel(inputs, attrs, backend):
+        (x,) = inputs
+        xp = backend.xp
+        strides, filter_size = attrs["strides"], attrs["filter_size"]
+        if not either_strides_or_dilations_are_one(strides, 1):
+            name = "maxPool" if kind == "max" else "avgPool"
+            raise InvalidArgumentError(
+                f"Error in {name}: Either strides or dilations must be 1. Got strides {_js(strides)} and dilations '1'"
+            )
+        info = compute_pool2d_info(x._shape, filter_size, strides, 1, attrs["pad"], attrs.get("dim_rounding_mode"))
+        if _is_identity_pool(info):
+            return backend.share(x, x._shape)  # TF.js's CPU kernel returns identity(x)
+        arr = backend.array(x)
+        if kind == "max":
+            out = from_double(_max_pool(arr, info, xp), arr.dtype, xp)
+        else:
+            out = from_double(_avg_pool(arr, info, xp, False), arr.dtype, xp)
+        return backend.write_array(out)
+
+    return kernel
+
+
+def _pool3d_info(x_shape, attrs):
+    return compute_pool3d_info(
+        x_shape, attrs["filter_size"], attrs["strides"], 1, attrs["pad"], attrs.get("dim_rounding_mode"),
+        attrs.get("data_format", "NDHWC"),
+    )
+
+
+def max_pool3d(x, *, xp, filter_size, strides, pad, dim_rounding_mode=None, data_format="NDHWC"):
+    info = _pool3d_info(x.shape, locals())
+    return _max_pool(x, info, xp).astype(xp.float32)  # TF.js marks the result float32
+
+
+def avg_pool3d(x, *, xp, filter_size, strides, pad, dim_rounding_mode=None, data_format="NDHWC"):
+    info = _pool3d_info(x.shape, locals())
+    return _avg_pool(x, info, xp, True)
+
+
+def _max_positions(x, info: ConvInfo, xp, last: bool):
+    """For every window, the tap TF.js's ``maxPoolPositions`` picks (first strict max for 2-D,
+    last ``>=`` max for 3-D; NaN and padding never picked), or -1."""
+    v = x.astype(xp.float64) if x.dtype != xp.float32 else x
+    shape = (x.shape[0], *info.out_sizes, x.shape[-1])
+    best = xp.full(shape, -math.inf, dtype=v.dtype)
+    idx = xp.full(shape, -1, dtype=xp.int32)
+    if best.size and x.size:
+        region = _pool_region(v, xp, info, math.nan)
+        for i, tap in enumerate(_taps(info)):
+            cur = region[(slice(None), *_tap_slices(info, tap), slice(None))]
+            better = cur >= best if last else cur > best
+            xp.copyto(best, cur, where=better)
+            xp.copyto(idx, i, where=better)
+    return idx
+
+
+def _scatter_by_position(dy, idx, info: ConvInfo, xp, codes=None):
+    """dx: each output's ``dy`` added at the input pixel of its chosen tap."""
+    scatter = _Scatter(xp, info, dy.shape[-1], xp.float32)
+    if dy.size:
+        for i, tap in enumerate(_taps(info)):
+            code = i if codes is None else codes[i]
+            scatter.add(_tap_slices(info, tap), xp.where(idx == code, dy, 0).astype(xp.float32))
+    return scatter.result()
+
+
+def max_pool_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
+    info = compute_pool2d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
+    return _scatter_by_position(_fit_dy(_float(dy, xp), xp, info), _max_positions(x, info, xp, False), info, xp)
+
+
+def max_pool3d_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
+    info = compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
+    idx = _max_positions(x, info, xp, True)
+    fd, fh, fw = info.eff_sizes
+    # TF.js stores a 3-D position as d*H*W + r*H + c (H where W belongs) and matches it against
+    # d*H*W + r*W + c: decode the stored codes the same way.
+    taps = list(_taps(info))
+    stored = xp.asarray([d * fh * fw + r * fh + c for d, r, c in taps], dtype=xp.int32)
+    chosen = xp.where(idx >= 0, stored[xp.maximum(idx, 0)], -1)
+    proper = [d * fh * fw + r * fw + c for d, r, c in taps]
+    return _scatter_by_position(_fit_dy(_float(dy, xp), xp, info), chosen, info, xp, proper)
+
+
+def _avg_grad(dy, info: ConvInfo, xp):
+    dy = _fit_dy(_float(dy, xp), xp, info)
+    scatter = _Scatter(xp, info, dy.shape[-1], xp.float32)
+    if dy.size:
+        for tap in _taps(info):
+            scatter.add(_tap_slices(info, tap), dy)
+    # TF.js divides by the full filter size, not by the taps inside the input.
+    return scatter.result() * xp.float32(1.0 / math.prod(info.filter_sizes))
+
+
+def avg_pool_grad(dy, x, *, xp, filter_size, strides, pad):
+    return _avg_grad(dy, compute_pool2d_info(x.shape, filter_size, strides, 1, pad), xp)
+
+
+def avg_pool3d_grad(dy, x, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
+    return _avg_grad(dy, compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode), xp)
+
+
+def max_pool_with_argmax(x, *, xp, filter_size, strides, pad, include_batch_in_index=False):
+    info = compute_pool2d_info(x.shape, filter_size, strides, [1, 1], pad)
+    pooled = from_double(_max_pool(x, info, xp), x.dtype, xp)
+    idx = _max_positions(x, info, xp, False)
+    # Flatten each chosen tap to an index into the input.
+    n, h, w, c = x.shape
+    ow = info.out_sizes[1]
+    tap_r, tap_c = xp.divmod(xp.maximum(idx, 0), info.eff_sizes[1])
+    rows = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[None, :, None, None]
+    cols = (xp.arange(ow) * info.strides[1] - info.pad_before[1])[None, None, :, None]
+    flat = ((rows + tap_r) * w + (cols + tap_c)) * c + xp.arange(c)
+    if include_batch_in_index:
+        flat = flat + (xp.arange(n) * h * w * c)[:, None, None, None]
+    return [pooled, xp.where(idx >= 0, flat, -1).astype(xp.int32)]
+
+
+# ---------------------------------------------------------------------------- dilation2d
+_MIN_SAFE_INTEGER = -9007199254740991.0
+
+
+def _dilation_argmax(x, f, info: ConvInfo, xp):
+    """(max of x + filter over each window, index of the first tap reaching it or -1)."""
+    ctype = xp.float32 if x.dtype == xp.float32 and f.dtype == xp.float32 else xp.float64
+    v, fv = x.astype(ctype, copy=False), f.astype(ctype, copy=False)
+    shape = (x.shape[0], *info.out_sizes, x.shape[-1])
+    best = xp.full(shape, _MIN_SAFE_INTEGER, dtype=ctype)
+    idx = xp.full(shape, -1, dtype=xp.int32)
+    if best.size and x.size:
+        region = _pool_region(v, xp, info, math.nan)
+        for i, tap in enumerate(_taps(info)):
+            cur = region[(slice(None), *_tap_slices(info, tap), slice(None))] + fv[tap]
+            better = cur > best
+            xp.copyto(best, cur, where=better)
+            xp.copyto(idx, i, where=better)
+    return best, idx
+
+
+def dilation2d(x, f, *, xp, strides, pad, dilations):
+    info = compute_dilation2d_info(x.shape, f.shape, strides, pad, dilations)
+    best, _ = _dilation_argmax(x, f, info, xp)
+    return from_double(best, x.dtype, xp)
+
+
+def _dilation_targets(x, f, dy, attrs, xp):
+    info = compute_dilation2d_info(x.shape, f.shape, attrs["strides"], attrs["pad"], attrs["dilations"])
+    if dy.ndim != 4:
+        raise ShapeError(f"Error in Dilation2DBackpropInput, dy must have the same rank as output 4, but got {dy.ndim}")
+    _, idx = _dilation_argmax(x, f, info, xp)
+    fw = info.filter_sizes[1]
+    return info, idx, xp.divmod(xp.maximum(idx, 0), fw)
+
+
+def dilation2d_backprop_input(x, f, dy, *, xp, strides, pad, dilations):
+    info, idx, (tr, tc) = _dilation_targets(x, f, dy, locals(), xp)
+    n, h, w, c = x.shape
+    beg_h = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[None, :, None, None]
+    beg_w = (xp.arange(info.out_sizes[1]) * info.strides[1] - info.pad_before[1])[None, None, :, None]
+    found = idx >= 0
+    rows = xp.where(found, beg_h + tr * info.dilations[0], xp.maximum(beg_h, 0))
+    cols = xp.where(found, beg_w + tc * info.dilations[1], xp.maximum(beg_w, 0))
+    rows, cols = xp.minimum(rows, h - 1), xp.minimum(cols, w - 1)
+    flat = ((xp.arange(n)[:, None, None, None] * h + rows) * w + cols) * c + xp.arange(c)
+    dx = xp.bincount(flat.reshape(-1), weights=dy.reshape(-1).astype(xp.float64), minlength=x.size)
+    return from_double(dx.reshape(x.shape), x.dtype, xp)
+
+
+def dilation2d_backprop_filter(x, f, dy, *, xp, strides, pad, dilations):
+    _, idx, _ = _dilation_targets(x, f, dy, locals(), xp)
+    c = x.shape[-1]
+    flat = xp.maximum(idx, 0) * c + xp.arange(c)  # no tap found: TF.js adds at (0, 0)
+    df = xp.bincount(flat.reshape(-1), weights=dy.reshape(-1).astype(xp.float64), minlength=f.size)
+    return from_double(df.reshape(f.shape), f.dtype, xp)
+
+
+KERNELS = {
+    k.CONV2D: conv2d,
+    k.CONV2D_BACKPROP_INPUT: conv2d_backprop_input,
+    k.CONV2D_BACKPROP_FILTER: conv2d_backprop_filter,
+    k.CONV3D: conv3d,
+    k.CONV3D_BACKPROP_INPUT_V2: conv3d_backprop_input,
+    k.CONV3D_BACKPROP_FILTER_V2: conv3d_backprop_filter,
+    k.DEPTHWISE_CONV2D_NATIVE: depthwise_conv2d_native,
+    k.DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT: depthwise_backprop_input,
+    k.DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER: depthwise_backprop_filter,
+    k.DILATION2D: dilation2d,
+    k.DILATION2D_BACKPROP_INPUT: dilation2d_backprop_input,
+    k.DILATION2D_BACKPROP_FILTER: dilation2d_backprop_filter,
+    k.AVG_POOL_GRAD: avg_pool_grad,
+    k.AVG_POOL3D: avg_pool3d,
+    k.AVG_POOL3D_GRAD: avg_pool3d_grad,
+    k.MAX_POOL_GRAD: max_pool_grad,
+    k.MAX_POOL3D: max_pool3d,
+    k.MAX_POOL3D_GRAD: max_pool3d_grad,
+    k.MAX_POOL_WITH_ARGMAX: max_pool_with_argmax,
+}
+
+RAW_KERNELS = {
+    k.MAX_POOL: _pool2d_raw("max"),
+    k.AVG_POOL: _pool2d_raw("avg"),
+}

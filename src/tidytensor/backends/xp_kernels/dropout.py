@@ -1,0 +1,3 @@
+"""dropout kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""fused kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""image kernels."""
+
+KERNELS: dict = {}

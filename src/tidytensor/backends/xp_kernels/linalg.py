@@ -1,0 +1,3 @@
+"""linalg kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""losses kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""moving_average kernels."""
+
+KERNELS: dict = {}

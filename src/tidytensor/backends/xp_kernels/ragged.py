@@ -1,0 +1,3 @@
+"""ragged kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""rnn kernels."""
+
+KERNELS: dict = {}

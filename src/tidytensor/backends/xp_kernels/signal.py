@@ -1,0 +1,3 @@
+"""signal kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""sparse kernels."""
+
+KERNELS: dict = {}

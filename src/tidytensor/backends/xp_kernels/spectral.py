@@ -1,0 +1,3 @@
+"""spectral kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,3 @@
+"""string kernels."""
+
+KERNELS: dict = {}

@@ -1,0 +1,328 @@
+"""The seed programs, ported to tidytensor: TF.js's memory model shown by running it.
+
+Seed 000 (the book chapter on ``tf.dispose()`` and ``tf.tidy()``) and seed 001 (the
+"simple concepts" tutorial) print tensors and ``tf.memory().num_tensors``; every program
+below is their code ported line by line (camelCase becomes snake_case), printing what they
+print. Run it with ``tidytensor demo`` or ``python -m tidytensor demo``.
+
+The seeds load a pretrained Iris model from the network. The demo has no network, so
+:func:`load_iris_model` builds a small Iris classifier (4 inputs, 10 sigmoid units, 3
+softmax outputs) from fixed weights. Like a Layers model, its ``predict`` runs inside
+``tf.tidy`` and returns one new tensor, so the counts move exactly as in the seed; only the
+base count differs (the seed's model holds more tensors than this one's 4 weights).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tidytensor as tf
+
+__all__ = ["PROGRAMS", "IrisModel", "load_iris_model", "normalize", "normalize_leaky", "run"]
+
+# Weights of a 4 -> 10 -> 3 classifier trained offline on Iris-like measurements, each
+# feature divided by (7.9, 4.4, 6.9, 2.5) cm (sepal length/width, petal length/width).
+_W1 = [
+    [1.37, -1.31, -1.07, -0.87, -1.23, 1.16, -0.97, -0.64, -1.95, 0.59],
+    [-1.22, -1.44, 1.2, -0.4, -0.37, -2.26, -0.49, -1.22, -0.26, 1.56],
+    [3.4, 0.62, -3.59, -2.91, -1.66, 3.91, -2.08, -1.55, -9.2, 2.09],
+    [3.21, -0.6, -3.58, -2.69, -1.13, 6.06, -2.7, -2.15, -5.08, 2.45],
+]
+_B1 = [-2.48, -0.59, 2.49, 3.27, 0.45, -2.7, 3.64, 3.93, 9.88, -4.84]
+_W2 = [
+    [-4.22, 1.42, 4.7],
+    [0.57, 0.34, -0.19],
+    [6.05, -0.87, -3.77],
+    [4.53, 0.37, -4.18],
+    [0.96, -1.18, -0.8],
+    [-8.15, 2.87, 6.11],
+    [3.57, 0.88, -4.52],
+    [2.6, 1.3, -4.62],
+    [4.53, 5.24, -11.88],
+    [-3.46, -2.14, 5.15],
+]
+_B2 = [-0.19, 0.1, 0.09]
+
+#: The classes, in the order of the model's outputs.
+IRIS_CLASSES = ("setosa", "versicolor", "virginica")
+
+
+class IrisModel:
+    """A fixed-weight Iris classifier whose weights are variables, as a Layers model's are.
+
+    >>> model = load_iris_model()
+    >>> p = model.predict(tf.tensor2d([[5.1 / 7.9, 3.5 / 4.4, 1.4 / 6.9, 0.2 / 2.5]]))
+    >>> p.shape, p.arg_max(1).array_sync()
+    ([1, 3], [0])
+    >>> tf.dispose(p); model.dispose()
+    """
+
+    def __init__(self) -> None:
+        # Each initial value is freed by tidy; the variables keep its buffer.
+        self.weights = tf.tidy(
+            lambda: [
+                tf.variable(tf.tensor2d(_W1)),
+                tf.variable(tf.tensor1d(_B1)),
+                tf.variable(tf.tensor2d(_W2)),
+                tf.variable(tf.tensor1d(_B2)),
+            ]
+        )
+
+    def predict(self, x: tf.Tensor) -> tf.Tensor:
+        """Class probabilities, shape ``[batch, 3]``: one new tensor, temporaries freed."""
+        w1, b1, w2, b2 = self.weights
+
+        def forward() -> tf.Tensor:
+            hidden = tf.sigmoid(tf.add(tf.mat_mul(x, w1), b1))
+            logits = tf.add(tf.mat_mul(hidden, w2), b2)
+            # softmax, written with ops: exp(z - max z) / sum(exp(z - max z))
+            shifted = tf.exp(tf.sub(logits, tf.max(logits, -1, True)))
+            return tf.div(shifted, tf.sum(shifted, -1, True))
+
+        return tf.tidy(forward)
+
+    def dispose(self) -> None:
+        """Frees the weights (tidy never does: they are variables)."""
+        tf.dispose(self.weights)
+
+
+def load_iris_model() -> IrisModel:
+    """Stands in for the seed's ``await tf.loadLayersModel('.../iris_v1/model.json')``."""
+    return IrisModel()
+
+
+def _count() -> None:
+    print(f"# of tensors: {tf.memory().num_tensors}")
+
+
+# ---------------------------------------------------------------- seed 000
+def predict_leak() -> None:
+    """Each ``model.predict()`` output stays alive: one more tensor per iteration."""
+    model = load_iris_model()
+    x = tf.random_uniform([1, 4])
+    for _ in range(3):
+        y = model.predict(x)
+        y.print()
+        print(f"# of tensors: {tf.memory().num_tensors}")
+
+
+def predict_dispose() -> None:
+    """Fix 1: ``tf.dispose(y)`` once the output is no longer needed."""
+    model = load_iris_model()
+    x = tf.random_uniform([1, 4])
+    for _ in range(3):
+        y = model.predict(x)
+        y.print()
+        tf.dispose(y)
+        print(f"# of tensors: {tf.memory().num_tensors}")
+
+
+def predict_tidy() -> None:
+    """Fix 2: the loop body inside ``tf.tidy``."""
+    model = load_iris_model()
+    x = tf.random_uniform([1, 4])
+    for _ in range(3):
+
+        def body() -> None:
+            y = model.predict(x)
+            y.print()
+            print(f"# of tensors: {tf.memory().num_tensors}")
+
+        tf.tidy(body)
+
+
+def arg_max_leak() -> None:
+    """``model.predict(x).arg_max().data_sync()[0]`` loses two tensors per iteration."""
+    model = load_iris_model()
+    x = tf.random_uniform([1, 4])
+    for _ in range(3):
+        winning_index = model.predict(x).arg_max().data_sync()[0]
+        print(f"winning index: {winning_index}")
+        print(f"# of tensors: {tf.memory().num_tensors}")
+
+
+def arg_max_tidy() -> None:
+    """``tf.tidy`` frees the two unnamed tensors too."""
+    model = load_iris_model()
+    x = tf.random_uniform([1, 4])
+    for _ in range(3):
+
+        def body() -> None:
+            winning_index = model.predict(x).arg_max().data_sync()[0]
+            print(f"winning index: {winning_index}")
+            print(f"# of tensors: {tf.memory().num_tensors}")
+
+        tf.tidy(body)
+
+
+def normalize_leaky(x: tf.Tensor) -> tf.Tensor:
+    """The seed's first ``normalize``: leaks the mean, the norm and ``sub``'s result."""
+    mean = x.mean()
+    sd = x.norm(2)
+    return x.sub(mean).div(sd)
+
+
+def normalize(x: tf.Tensor) -> tf.Tensor:
+    """The seed's fixed ``normalize``: the body in ``tf.tidy``; only the result survives."""
+    return tf.tidy(lambda: x.sub(x.mean()).div(x.norm(2)))
+
+
+def normalize_demo() -> None:
+    """Counts around both versions of ``normalize``."""
+    x = tf.tensor1d([1, 2, 3, 4])
+    start = tf.memory().num_tensors
+    print(f"# of tensors before: {start}")
+    y = normalize_leaky(x)
+    now = tf.memory().num_tensors
+    print(f"# of tensors after normalize() without tf.tidy(): {now}", end="")
+    print(f" (the result and {now - start - 1} leaked tensors)")
+    y.print()
+    tf.dispose(y)
+    start = tf.memory().num_tensors
+    y = normalize(x)
+    now = tf.memory().num_tensors
+    print(f"# of tensors after normalize() with tf.tidy(): {now}", end="")
+    print(f" (the result and {now - start - 1} leaked tensors)")
+    y.print()
+    print(f"the result is disposed: {str(y.is_disposed).lower()}")
+
+
+# ---------------------------------------------------------------- seed 001
+def tensors_demo() -> None:
+    """Creating tensors: ``tf.tensor`` with a shape, inferred shapes, ``tensor2d``, ``zeros``."""
+    shape = [2, 3]  # 2 rows, 3 columns
+    a = tf.tensor([1.0, 2.0, 3.0, 10.0, 20.0, 30.0], shape)
+    a.print()
+    b = tf.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+    b.print()
+    c = tf.tensor2d([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+    c.print()
+    zeros = tf.zeros([3, 5])
+    zeros.print()
+
+
+def variables_demo() -> None:
+    """A variable initialized from a tensor, then given new values with ``assign``."""
+    initial_values = tf.zeros([5])
+    biases = tf.variable(initial_values)
+    biases.print()
+    updated_values = tf.tensor1d([0, 1, 0, 1, 0])
+    biases.assign(updated_values)
+    biases.print()
+
+
+def operations_demo() -> None:
+    """Unary and binary ops, and chaining."""
+    d = tf.tensor2d([[1.0, 2.0], [3.0, 4.0]])
+    d_squared = d.square()
+    d_squared.print()
+    e = tf.tensor2d([[1.0, 2.0], [3.0, 4.0]])
+    f = tf.tensor2d([[5.0, 6.0], [7.0, 8.0]])
+    e_plus_f = e.add(f)
+    e_plus_f.print()
+    sq_sum = e.add(f).square()
+    sq_sum.print()
+    # Every op is also in the main namespace:
+    sq_sum = tf.square(tf.add(e, f))
+    sq_sum.print()
+
+
+def model_from_ops_demo() -> None:
+    """``y = 2x^2 + 4x + 8`` written with ops; ``predict(2)`` prints 24."""
+    a = tf.scalar(2)
+    b = tf.scalar(4)
+    c = tf.scalar(8)
+
+    def predict(input: float) -> tf.Tensor:
+        # y = a * x ^ 2 + b * x + c
+        def body() -> tf.Tensor:
+            x = tf.scalar(input)
+            ax2 = a.mul(x.square())
+            bx = b.mul(x)
+            y = ax2.add(bx).add(c)
+            return y
+
+        return tf.tidy(body)
+
+    result = predict(2)
+    result.print()
+
+
+def dispose_demo() -> None:
+    """``dispose`` frees a tensor's memory."""
+    x = tf.tensor2d([[0.0, 2.0], [4.0, 6.0]])
+    x_squared = x.square()
+    _count()
+    x.dispose()
+    x_squared.dispose()
+    _count()
+
+
+def tidy_demo() -> None:
+    """``tf.tidy`` frees every intermediate tensor and keeps the returned one."""
+
+    def body() -> tf.Tensor:
+        y = tf.tensor1d([1.0, 2.0, 3.0, 4.0])
+        z = tf.ones([4])
+        return y.sub(z).square().mean()
+
+    average = tf.tidy(body)
+    average.print()
+    _count()
+
+
+def tidy_keeps_variables_demo() -> None:
+    """``tf.tidy`` does not clean up variables, even ones created inside it."""
+    made = []
+
+    def body() -> None:
+        v = tf.variable(tf.tensor1d([1.0, 2.0]))
+        v.assign(tf.tensor1d([3.0, 4.0]))
+        made.append(v)
+
+    tf.tidy(body)
+    _count()
+    (v,) = made
+    print(f"the variable is disposed: {str(v.is_disposed).lower()}")
+    v.print()
+    v.dispose()
+    _count()
+
+
+#: (title, program) pairs, in the seeds' order.
+PROGRAMS: list[tuple[str, Callable[[], Any]]] = [
+    ("000 model.predict() in a loop: one leaked tensor per iteration", predict_leak),
+    ("000 fixed with tf.dispose(y): the count stays constant", predict_dispose),
+    ("000 fixed with tf.tidy(): the count stays constant", predict_tidy),
+    ("000 predict(x).arg_max().data_sync()[0]: two leaked tensors per iteration", arg_max_leak),
+    ("000 the same inside tf.tidy(): the count stays constant", arg_max_tidy),
+    ("000 normalize() without and with tf.tidy()", normalize_demo),
+    ("001 tensors", tensors_demo),
+    ("001 variables", variables_demo),
+    ("001 operations", operations_demo),
+    ("001 a model written with ops: y = 2x^2 + 4x + 8", model_from_ops_demo),
+    ("001 dispose", dispose_demo),
+    ("001 tf.tidy", tidy_demo),
+    ("001 tf.tidy does not clean up variables", tidy_keeps_variables_demo),
+]
+
+
+def run(only: list[str] | None = None) -> None:
+    """Runs the programs (those whose title contains one of ``only``, if given).
+
+    Each program starts from a fresh engine (``tf.engine().reset()``), as each seed snippet
+    is a separate program, so its counts start where the seed's do.
+    """
+    selected = [
+        (title, program)
+        for title, program in PROGRAMS
+        if not only or any(word.lower() in title.lower() for word in only)
+    ]
+    for i, (title, program) in enumerate(selected):
+        if i:
+            print()
+        print(f"=== {title} ===")
+        tf.engine().reset()
+        program()
+    tf.engine().reset()

@@ -1,0 +1,153 @@
+"""Gradients of the reduction kernels (TF.js's Sum_grad.ts, Mean_grad.ts, Max_grad.ts, ...).
+
+The reduction ops hand their kernels the axes already normalized (non-negative ints, None
+turned into every axis), so the ``axis`` / ``reduction_indices`` attrs are lists here.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import kernel_names as k
+from ..kernel_registry import GradConfig, register_gradient
+
+
+# ---------------------------------------------------------------------------- axis helpers
+def axes_are_inner_most(axes: list[int], rank: int) -> bool:
+    """True when ``axes`` are the last ``len(axes)`` dims, in order."""
+    n = len(axes)
+    return all(axes[n - 1 - i] == rank - 1 - i for i in range(n))
+
+
+def get_axes_permutation(axes: list[int], rank: int) -> list[int] | None:
+    """The permutation moving ``axes`` to the end (kept dims first), or None when they
+    already are the inner-most dims (TF.js's ``getAxesPermutation``)."""
+    if axes_are_inner_most(axes, rank):
+        return None
+    return [i for i in range(rank) if i not in axes] + list(axes)
+
+
+def get_undo_axes_permutation(perm: list[int]) -> list[int]:
+    """The permutation that undoes ``perm`` (its argsort)."""
+    return sorted(range(len(perm)), key=lambda i: perm[i])
+
+
+def expand_shape_to_keep_dim(shape: tuple[int, ...] | list[int], axes: list[int]) -> list[int]:
+    """Puts a 1 back at each reduced axis of a reduced shape."""
+    out: list[int] = []
+    it = iter(shape)
+    for dim in range(len(shape) + len(axes)):
+        out.append(1 if dim in axes else next(it))
+    return out
+
+
+def _expanded_dy_shape(x_shape: tuple[int, ...], axes: list[int]) -> list[int]:
+    shape = list(x_shape)
+    for axis in axes:
+        shape[axis] = 1
+    return shape
+
+
+# ---------------------------------------------------------------------------- gradients
+def _sum_grad(dy, saved, attrs):
+    from ..ops.arithmetic import mul
+    from ..ops.creation import ones
+    from ..ops.transformations import reshape
+
+    (x,) = saved
+    # As in TF.js, the gradient is computed eagerly, not inside the thunk.
+    der_x = mul(reshape(dy, _expanded_dy_shape(x._shape, attrs["axis"])), ones(list(x._shape), "float32"))
+    return (lambda: der_x,)
+
+
+def _mean_grad(dy, saved, attrs):
+    from ..ops.arithmetic import div, mul
+    from ..ops.creation import ones
+    from ..ops.transformations import reshape
+
+    (x,) = saved
+    axes = attrs["axis"]
+    reduce_size = math.prod(x._shape[a] for a in axes)
+
+    def der_x():
+        expanded = reshape(dy, _expanded_dy_shape(x._shape, axes))
+        return div(mul(expanded, ones(list(x._shape), "float32")), reduce_size)
+
+    return (der_x,)
+
+
+def _min_max_grad(dy, x, y, axes):
+    """dy flows to every position of ``x`` equal to the extreme ``y`` (ties all get it)."""
+    from ..ops.arithmetic import mul
+    from ..ops.logical import equal
+    from ..ops.transformations import cast, reshape
+
+    if y.rank < x.rank:
+        y = reshape(y, expand_shape_to_keep_dim(y._shape, axes))
+    if dy.rank < x.rank:
+        dy = reshape(dy, expand_shape_to_keep_dim(dy._shape, axes))
+    return (lambda: mul(dy, cast(equal(x, y), dy.dtype)),)
+
+
+def _max_grad(dy, saved, attrs):
+    x, y = saved
+    return _min_max_grad(dy, x, y, attrs["reduction_indices"])
+
+
+def _min_grad(dy, saved, attrs):
+    x, y = saved
+    return _min_max_grad(dy, x, y, attrs["axis"])
+
+
+def _arg_grad(dy, saved, attrs):
+    from ..ops.creation import zeros_like
+
+    (x,) = saved
+    return (lambda: zeros_like(x),)
+
+
+def _prod_grad_one_axis(x, dy, axis):
+    """Product of every other value along ``axis``: exclusive cumprods from both ends."""
+    from ..ops.arithmetic import mul
+    from ..ops.scan import cumprod
+    from ..ops.transformations import reshape
+
+    expanded_shape = list(x._shape)
+    expanded_shape[axis] = 1
+    expanded_dy = reshape(dy, expanded_shape)
+    before = cumprod(x, axis, True, False)
+    after = cumprod(x, axis, True, True)
+    return mul(expanded_dy, mul(before, after))
+
+
+def _prod_grad_axes(x, dy, axes):
+    """Moves the reduced axes to the end, folds them into one, and differentiates that."""
+    from ..ops.matrices import transpose
+    from ..ops.transformations import reshape
+
+    rank = x.rank
+    perm = get_axes_permutation(axes, rank)
+    permuted = transpose(x, perm) if perm is not None else x
+    kept = list(permuted._shape[: rank - len(axes)])
+    folded = reshape(permuted, [*kept, math.prod(permuted._shape[rank - len(axes) :])])
+    grad = reshape(_prod_grad_one_axis(folded, dy, rank - len(axes)), list(permuted._shape))
+    if perm is not None:
+        grad = transpose(grad, get_undo_axes_permutation(perm))
+    return grad
+
+
+def _prod_grad(dy, saved, attrs):
+    (x,) = saved
+    return (lambda: _prod_grad_axes(x, dy, list(attrs["axis"])),)
+
+
+for _config in (
+    GradConfig(k.SUM, _sum_grad, inputs_to_save=(0,)),
+    GradConfig(k.MEAN, _mean_grad, inputs_to_save=(0,)),
+    GradConfig(k.MAX, _max_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
+    GradConfig(k.MIN, _min_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
+    GradConfig(k.ARG_MAX, _arg_grad, inputs_to_save=(0,)),
+    GradConfig(k.ARG_MIN, _arg_grad, inputs_to_save=(0,)),
+    GradConfig(k.PROD, _prod_grad, inputs_to_save=(0,)),
+):
+    register_gradient(_config)

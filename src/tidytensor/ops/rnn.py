@@ -1,0 +1,5 @@
+"""rnn ops (being implemented in this session)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,47 @@
+"""Segment (TF.js doc subheading 'Operations / Segment')."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import kernel_names as k
+from ..broadcast_util import assert_and_get_broadcast_shape
+from ..dtypes import COMPLEX64, INT32
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..tensor import Tensor
+from ._op import convert_to_tensor, op, run_kernel
+from .reduction import _is_int
+
+__all__ = ["unsorted_segment_sum"]
+
+
+@op
+def unsorted_segment_sum(x: Any, segment_ids: Any, num_segments: int) -> Tensor:
+    """Sums the slices of ``x`` that share a segment id: ``out[s] = sum(x[i] for i where
+    segment_ids[i] == s)``, shape ``[num_segments, *x.shape[segment_ids.rank:]]``. Ids outside
+    ``[0, num_segments)`` are dropped. The result is float32, as on TF.js's CPU backend.
+
+    >>> ids = tf.tensor1d([0, 2, 0, 1], 'int32')
+    >>> tf.unsorted_segment_sum(tf.tensor1d([1, 2, 3, 4]), ids, 3).array_sync()
+    [4.0, 4.0, 2.0]
+    """
+    x = convert_to_tensor(x, "x", "unsortedSegmentSum")
+    segment_ids = convert_to_tensor(segment_ids, "segmentIds", "unsortedSegmentSum", INT32)
+    if not _is_int(num_segments):
+        raise InvalidArgumentError("numSegments must be of dtype int")
+    num_segments = int(num_segments)
+    if num_segments <= 0:
+        # TF.js fails inside its kernel here (it stacks an empty list).
+        raise InvalidArgumentError(
+            f"Error in unsortedSegmentSum: numSegments must be positive, but got {num_segments}"
+        )
+    if x.dtype == COMPLEX64:
+        raise DTypeError("unsortedSegmentSum does not support complex64 tensors in the CPU backend.")
+    ids_shape = segment_ids._shape + (1,) * max(0, x.rank - segment_ids.rank)
+    shape = assert_and_get_broadcast_shape(ids_shape, x._shape)
+    if not shape:
+        raise ShapeError(
+            "Error in unsortedSegmentSum: x and segmentIds are scalars, but the segments are "
+            "summed over axis 0 (All values in axis param must be in range [-0, 0) but got axis 0)"
+        )
+    return run_kernel(k.UNSORTED_SEGMENT_SUM, (x, segment_ids), {"num_segments": num_segments})

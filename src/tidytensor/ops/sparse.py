@@ -1,0 +1,5 @@
+"""sparse ops (being implemented in this session)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

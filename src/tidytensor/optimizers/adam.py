@@ -1,0 +1,135 @@
+"""Adam (TF.js's ``AdamOptimizer``, ``adam_optimizer.ts``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops.arithmetic import add, div, mul, pow, sub
+from ..ops.basic_math import sqrt, square
+from ..ops.creation import scalar, zeros_like
+from ..scopes import dispose, tidy
+from .optimizer import (
+    Optimizer,
+    OptimizerVariable,
+    backend_epsilon,
+    check_number,
+    gradient_at,
+    gradient_names,
+    registered_variable,
+)
+
+__all__ = ["AdamOptimizer"]
+
+
+class AdamOptimizer(Optimizer):
+    """``m <- b1 m + (1 - b1) g``; ``v <- b2 v + (1 - b2) g^2``;
+    ``w <- w - lr (m / (1 - accB1)) / (sqrt(v / (1 - accB2)) + eps)``; then
+    ``accB1 *= b1``, ``accB2 *= b2``. The constructor makes the two (trainable, as in TF.js)
+    scalar variables ``accB1 = b1`` and ``accB2 = b2``; slots ``<var>/m`` then ``<var>/v``.
+
+    >>> x = tf.variable(tf.tensor1d([2, 4]), name='adam_doc_x')
+    >>> opt = tf.train.adam(0.1, 0.8, 0.9)
+    >>> opt.minimize(lambda: x.square().sum())
+    >>> [round(v, 4) for v in x.array_sync()]
+    [1.9, 3.9]
+    >>> [w['name'] for w in opt.get_weights()]
+    ['iter', 'adam_doc_x/m', 'adam_doc_x/v']
+    >>> opt.dispose(); x.dispose()
+    """
+
+    class_name = "Adam"
+
+    def __init__(
+        self, learning_rate: float, beta1: float, beta2: float, epsilon: float | None = None
+    ):
+        for name, number in (("learningRate", learning_rate), ("beta1", beta1), ("beta2", beta2)):
+            check_number(number, name, "AdamOptimizer")
+        if epsilon is not None:
+            check_number(epsilon, "epsilon", "AdamOptimizer")
+        self.learning_rate = learning_rate
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.accumulated_first_moment: list[OptimizerVariable] = []
+        self.accumulated_second_moment: list[OptimizerVariable] = []
+
+        def make_acc_betas() -> None:
+            self.acc_beta1 = scalar(beta1).variable()
+            self.acc_beta2 = scalar(beta2).variable()
+
+        tidy(make_acc_betas)
+        self.epsilon = backend_epsilon() if epsilon is None else epsilon
+
+    def apply_gradients(self, variable_gradients: Any) -> None:
+        names = gradient_names(variable_gradients, self.class_name)
+
+        def step() -> None:
+            one_minus_acc_beta1 = sub(1, self.acc_beta1)
+            one_minus_acc_beta2 = sub(1, self.acc_beta2)
+            for i, name in enumerate(names):
+                value = registered_variable(name)
+                if i >= len(self.accumulated_first_moment):
+                    variable = tidy(lambda value=value: zeros_like(value).variable(False))
+                    self.accumulated_first_moment.append(OptimizerVariable(f"{name}/m", variable))
+                if i >= len(self.accumulated_second_moment):
+                    variable = tidy(lambda value=value: zeros_like(value).variable(False))
+                    self.accumulated_second_moment.append(OptimizerVariable(f"{name}/v", variable))
+                gradient = gradient_at(variable_gradients, i, name)
+                if gradient is None:
+                    continue
+                first_moment = self.accumulated_first_moment[i].variable
+                second_moment = self.accumulated_second_moment[i].variable
+                new_first_moment = add(mul(first_moment, self.beta1), mul(gradient, 1 - self.beta1))
+                new_second_moment = add(
+                    mul(second_moment, self.beta2), mul(square(gradient), 1 - self.beta2)
+                )
+                bias_corrected_first = div(new_first_moment, one_minus_acc_beta1)
+                bias_corrected_second = div(new_second_moment, one_minus_acc_beta2)
+                first_moment.assign(new_first_moment)
+                second_moment.assign(new_second_moment)
+                update = div(bias_corrected_first, add(sqrt(bias_corrected_second), self.epsilon))
+                value.assign(add(mul(update, -self.learning_rate), value))
+            self.acc_beta1.assign(mul(self.acc_beta1, self.beta1))
+            self.acc_beta2.assign(mul(self.acc_beta2, self.beta2))
+
+        tidy(step)
+        self.increment_iterations()
+
+    def dispose(self) -> None:
+        self.acc_beta1.dispose()
+        self.acc_beta2.dispose()
+        dispose([v.variable for v in self.accumulated_first_moment])
+        dispose([v.variable for v in self.accumulated_second_moment])
+
+    def get_weights(self) -> list[dict[str, Any]]:
+        state = self.accumulated_first_moment + self.accumulated_second_moment
+        return [self.save_iterations()] + [
+            {"name": v.original_name, "tensor": v.variable} for v in state
+        ]
+
+    def set_weights(self, weight_values: list[dict[str, Any]]) -> None:
+        first, second = self._restore_state(weight_values, 2)
+
+        def reset_acc_betas() -> None:
+            self.acc_beta1.assign(pow(self.beta1, self._iterations + 1))
+            self.acc_beta2.assign(pow(self.beta2, self._iterations + 1))
+
+        tidy(reset_acc_betas)
+        self.accumulated_first_moment = first
+        self.accumulated_second_moment = second
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "learningRate": self.learning_rate,
+            "beta1": self.beta1,
+            "beta2": self.beta2,
+            "epsilon": self.epsilon,
+        }
+
+    @classmethod
+    def _from_config(cls, config: dict[str, Any]) -> AdamOptimizer:
+        return cls(
+            config.get("learningRate"),
+            config.get("beta1"),
+            config.get("beta2"),
+            config.get("epsilon"),
+        )

@@ -1,0 +1,148 @@
+"""``python -m tidytensor demo`` / ``tidytensor demo``, run in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tidytensor
+from tidytensor import cli, demo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, module: bool = True) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "tidytensor", *args] if module else [*args]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+
+
+def sections(out: str) -> dict[str, str]:
+    """The demo's output split by its ``=== title ===`` headers."""
+    parts = re.split(r"^=== (.+) ===$", out, flags=re.M)
+    assert parts[0] == ""
+    return {title: body for title, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def counts(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"^# of tensors: (\d+)$", text, flags=re.M)]
+
+
+@pytest.fixture(scope="module")
+def demo_output() -> str:
+    proc = run("demo")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout
+
+
+def test_demo_runs_every_program_in_order(demo_output):
+    assert list(sections(demo_output)) == [title for title, _ in demo.PROGRAMS]
+
+
+def test_demo_seed_000_counts(demo_output):
+    s = list(sections(demo_output).values())
+    base = 5  # 4 weight variables and the input
+    assert counts(s[0]) == [base + 1, base + 2, base + 3]  # seed: 14, 15, 16
+    assert counts(s[1]) == [base] * 3
+    assert counts(s[2]) == [base + 1] * 3
+    assert counts(s[3]) == [base + 2, base + 4, base + 6]  # seed: 15, 17, 19
+    assert counts(s[4]) == [base + 2] * 3
+    for body in s[3:5]:
+        assert body.count("winning index: 0\n") == 3
+
+
+def test_demo_prints_predictions_in_the_seed_layout(demo_output):
+    s = list(sections(demo_output).values())
+    for body in s[:3]:
+        rows = re.findall(r"^Tensor\n     \[\[(.+)\],\]$", body, flags=re.M)
+        assert len(rows) == 3 and rows[0] == rows[1] == rows[2]
+        probabilities = [float(p) for p in rows[0].split(", ")]
+        assert len(probabilities) == 3 and abs(sum(probabilities) - 1) < 1e-5
+
+
+def test_demo_normalize(demo_output):
+    body = sections(demo_output)["000 normalize() without and with tf.tidy()"]
+    assert "without tf.tidy(): 5 (the result and 3 leaked tensors)" in body
+    assert "with tf.tidy(): 5 (the result and 0 leaked tensors)" in body
+    assert "Tensor\n    [-0.2738613, -0.0912871, 0.0912871, 0.2738613]" in body
+    assert "the result is disposed: false" in body
+
+
+def test_demo_seed_001_output(demo_output):
+    s = sections(demo_output)
+    assert s["001 tensors"] == (
+        "\n"
+        + "Tensor\n    [[1 , 2 , 3 ],\n     [10, 20, 30]]\n" * 3
+        + "Tensor\n    [[0, 0, 0, 0, 0],\n     [0, 0, 0, 0, 0],\n     [0, 0, 0, 0, 0]]\n\n"
+    )
+    assert s["001 variables"] == "\nTensor\n    [0, 0, 0, 0, 0]\nTensor\n    [0, 1, 0, 1, 0]\n\n"
+    assert s["001 operations"] == (
+        "\nTensor\n    [[1, 4 ],\n     [9, 16]]\n"
+        "Tensor\n    [[6 , 8 ],\n     [10, 12]]\n"
+        "Tensor\n    [[36 , 64 ],\n     [100, 144]]\n"
+        "Tensor\n    [[36 , 64 ],\n     [100, 144]]\n\n"
+    )
+    assert s["001 a model written with ops: y = 2x^2 + 4x + 8"] == "\nTensor\n    24\n\n"
+    assert counts(s["001 dispose"]) == [2, 0]
+    assert s["001 tf.tidy"] == "\nTensor\n    3.5\n# of tensors: 1\n\n"
+    keeps = s["001 tf.tidy does not clean up variables"]
+    assert counts(keeps) == [1, 0]
+    assert "the variable is disposed: false\nTensor\n    [3, 4]\n" in keeps
+
+
+def test_only_and_list():
+    proc = run("demo", "--only", "normalize")
+    assert proc.returncode == 0, proc.stderr
+    assert list(sections(proc.stdout)) == ["000 normalize() without and with tf.tidy()"]
+    proc = run("demo", "--list")
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines() == [title for title, _ in demo.PROGRAMS]
+
+
+def test_bad_usage():
+    proc = run("demo", "--only", "no-such-program")
+    assert proc.returncode == 2 and "no program title contains no-such-program" in proc.stderr
+    proc = run()
+    assert proc.returncode == 2 and "demo" in proc.stdout
+    proc = run("frobnicate")
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+def test_version():
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"tidytensor {tidytensor.__version__}"
+
+
+def test_main_in_process(capsys):
+    assert cli.main(["demo", "--only", "001 tf.tidy does"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("=== 001 tf.tidy does not clean up variables ===\n# of tensors: 1\n")
+
+
+@pytest.mark.skipif(shutil.which("tidytensor") is None, reason="console script not installed")
+def test_console_script():
+    proc = run(shutil.which("tidytensor"), "demo", "--only", "y = 2x", module=False)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        proc.stdout == "=== 001 a model written with ops: y = 2x^2 + 4x + 8 ===\nTensor\n    24\n"
+    )
+
+
+@pytest.mark.parametrize("script", ["seed_000_memory.py", "seed_001_basics.py"])
+def test_examples_run(script):
+    cmd = [sys.executable, str(ROOT / "examples" / script)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    if script.startswith("seed_000"):
+        assert "# of tensors: 6\n" in proc.stdout and "# of tensors: 11\n" in proc.stdout
+        assert "without tidy: 4 new tensors\nwith tidy: 1 new tensor\n" in proc.stdout
+    else:
+        assert "Tensor\n    24\nTensor\n    3.5\n" in proc.stdout

@@ -21,21 +21,11 @@ from tidytensor.ops._chained import CHAINED_OPS
 
 CASES = load_cases("tensor_api")
 
-# Core fixes the lead still has to apply in tensor.py (kept strict so they flip when fixed).
-NEEDS_ARRAY_SYNC_FIX = pytest.mark.xfail(
-    strict=True,
-    reason="tensor.py: array_sync must return [] for any zero-size tensor and the real part "
-    "for a complex scalar (TF.js toNestedArray)",
-)
-NEEDS_BUFFER_SYNC_FIX = pytest.mark.xfail(
-    strict=True, reason="tensor.py: buffer_sync reads via numpy(), so errors name 'numpy'"
-)
 _GOLDEN_PARAMS = [
     pytest.param(
         c,
         e,
         id=c["name"],
-        marks=[NEEDS_ARRAY_SYNC_FIX] if c["name"] == "arraySync empty 2x0" else [],
     )
     for c, e in CASES
 ]
@@ -133,7 +123,6 @@ def test_array_sync_complex_interleaved_last_axis():
     assert t.array_sync() == [[1, 2, 3, 4], [5, 6, 7, 8]]
 
 
-@NEEDS_ARRAY_SYNC_FIX
 def test_array_sync_complex_scalar_is_real_part():
     """TF.js: tf.complex(1, 2).arraySync() is 1 (toNestedArray returns a[0] for rank 0)."""
     assert tf.tensor(np.complex64(1 + 2j)).array_sync() == 1
@@ -201,7 +190,6 @@ def test_reading_a_disposed_tensor_names_the_call():
             getattr(t, read)()
 
 
-@NEEDS_BUFFER_SYNC_FIX
 def test_buffer_sync_of_disposed_tensor_names_buffer_sync():
     t = tf.tensor([1, 2])
     t.dispose()
@@ -214,7 +202,6 @@ def test_zero_size_array_sync_is_empty_list_when_first_axis_is_zero():
     assert tf.tensor([], [0]).array_sync() == []
 
 
-@NEEDS_ARRAY_SYNC_FIX
 def test_zero_size_array_sync_is_empty_list_for_any_zero_axis():
     """TF.js: tf.zeros([2, 0]).arraySync() is [] (toNestedArray returns [] for size 0)."""
     assert tf.tensor([], [2, 0]).array_sync() == []

@@ -24,6 +24,7 @@ from .errors import (
     KernelNotRegisteredError,
     ShapeError,
     TensorDisposedError,
+    TensorIndexError,
     TidyTensorError,
     VariableExistsError,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "KernelNotRegisteredError",
     "ShapeError",
     "TensorDisposedError",
+    "TensorIndexError",
     "TidyTensorError",
     "VariableExistsError",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import sys
 import time as _time
 import warnings
@@ -18,7 +19,7 @@ from typing import Any
 
 from . import kernel_registry, sites
 from . import tensor as _tensor_module
-from .dtypes import COMPLEX64, STRING
+from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, STRING
 from .errors import (
     ArgumentTypeError,
     BackendNotFoundError,
@@ -305,7 +306,8 @@ class Engine:
         if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
             state.num_data_buffers += 1
         if dtype != COMPLEX64:
-            state.num_bytes += data_id.nbytes
+            # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
+            state.num_bytes += data_id.nbytes if dtype is data_id.dtype else _logical_bytes(shape, dtype)
             if dtype == STRING:
                 state.num_string_tensors += 1
         scope = state.active_scope
@@ -321,7 +323,7 @@ class Engine:
         data_id = t.data_id
         if data_id.refs <= 0 or not data_id.backend.alive:
             raise disposed_error(t, op_name)
-        return data_id.backend.read_sync(data_id, t._shape)
+        return data_id.backend.read_sync(data_id, t._shape, t.dtype)
 
     def dispose_tensor(self, t: Tensor, site: Any = None) -> None:
         """Drops one handle: counters down, buffer refcount down, buffer freed at zero."""
@@ -334,7 +336,7 @@ class Engine:
         state.num_tensors -= 1
         dtype = t.dtype
         if dtype != COMPLEX64:
-            state.num_bytes -= data_id.nbytes
+            state.num_bytes -= data_id.nbytes if dtype is data_id.dtype else _logical_bytes(t._shape, dtype)
             if dtype == STRING:
                 state.num_string_tensors -= 1
         if data_id.backend.dispose_data(data_id):
@@ -382,7 +384,7 @@ class Engine:
         state = self.state
         state.num_tensors += 1
         if v.dtype != COMPLEX64:
-            state.num_bytes += data_id.nbytes
+            state.num_bytes += data_id.nbytes if v.dtype is data_id.dtype else _logical_bytes(v._shape, v.dtype)
             if v.dtype == STRING:
                 state.num_string_tensors += 1
         data_id.backend.inc_ref(data_id)
@@ -763,6 +765,10 @@ class Engine:
 
 class TimingInfo(MemoryInfo):
     """``tf.time(fn)``'s result: ``kernel_ms`` and ``wall_ms``."""
+
+
+def _logical_bytes(shape: tuple[int, ...], dtype: str) -> int:
+    return math.prod(shape) * BYTES_PER_ELEMENT[dtype]
 
 
 def _info(out: Any) -> tuple:

@@ -36,6 +36,11 @@ class InvalidArgumentError(TidyTensorError, ValueError):
     """An argument with a value the op does not accept."""
 
 
+class TensorIndexError(TidyTensorError, IndexError):
+    """An index that does not fit the tensor (an ``IndexError``, so ``for row in t`` stops
+    at the end)."""
+
+
 class ArgumentTypeError(TidyTensorError, TypeError):
     """An argument of a type the op does not accept."""
 

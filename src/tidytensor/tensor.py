@@ -125,9 +125,13 @@ class Tensor:
     def array_sync(self) -> Any:
         """Nested Python lists of Python values (bool as 1/0 and complex interleaved, as TF.js)."""
         values = self._values("array_sync")
+        if 0 in self._shape:
+            return []  # TF.js's toNestedArray gives [] for any zero-size tensor
         if self.dtype == COMPLEX64:
-            flat = np.asarray(values, dtype=np.complex64).view(np.float32)
-            shape = self._shape[:-1] + (self._shape[-1] * 2,) if self._shape else (2,)
+            flat = np.asarray(values, dtype=np.complex64).reshape(-1).view(np.float32)
+            if not self._shape:
+                return float(flat[0])  # TF.js returns the real part of a complex scalar
+            shape = self._shape[:-1] + (self._shape[-1] * 2,)
             return flat.reshape(shape).tolist()
         if self.dtype == BOOL:
             return np.asarray(values).astype(np.int32).tolist()
@@ -154,7 +158,8 @@ class Tensor:
 
     def buffer_sync(self) -> TensorBuffer:
         """A mutable copy of the values with ``get``/``set``/``to_tensor``."""
-        return TensorBuffer(self._shape, self.dtype, self.numpy())
+        values = self._values("buffer_sync")
+        return TensorBuffer(self._shape, self.dtype, np.array(values, dtype=NUMPY_DTYPE[self.dtype]))
 
     async def buffer(self) -> TensorBuffer:
         return self.buffer_sync()

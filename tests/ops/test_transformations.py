@@ -14,23 +14,11 @@ from golden_util import call_case, case_ids, check_case, load_cases
 CASES = load_cases("transformations")
 
 # TF.js's CPU Cast returns its input's buffer, relabelled, when the cast loses nothing
-# (int32/bool -> float32, bool -> int32). Our array backend reads a buffer with the dtype it
-# was stored in, so these casts copy until the backend can view a buffer as another dtype.
+# (int32/bool -> float32, bool -> int32); so does ours (the backend converts on read).
 SHARED_CASTS = {"cast int32 to float32", "cast bool to int32", "cast bool to float32"}
 
 
-def _param(case, expected):
-    if case["name"] in SHARED_CASTS:
-        reason = (
-            "TF.js shares the buffer for a lossless cast; needs a dtype-converting backend read"
-        )
-        return pytest.param(case, expected, marks=pytest.mark.xfail(strict=True, reason=reason))
-    return pytest.param(case, expected)
-
-
-@pytest.mark.parametrize(
-    ("case", "expected"), [_param(c, e) for c, e in CASES], ids=case_ids(CASES)
-)
+@pytest.mark.parametrize(("case", "expected"), CASES, ids=case_ids(CASES))
 def test_golden(case, expected):
     check_case(case, expected)
 

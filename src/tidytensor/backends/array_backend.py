@@ -65,6 +65,12 @@ class DataId:
 _new_record = object.__new__
 
 
+def _relabel(values: Any, dtype: str) -> Any:
+    """A buffer read as another dtype: a lossless cast shares its input's buffer (as TF.js's
+    CPU Cast does) and converts on read."""
+    return values.astype(NUMPY_DTYPE[dtype])
+
+
 def _string_bytes(values: Any) -> int:
     return sum(len(s.encode("utf-8")) for s in values.reshape(-1))
 
@@ -117,9 +123,11 @@ class ArrayBackend(Backend):
                 raise TypeError(f"Backend '{self.name}' cannot store arrays of dtype {arr.dtype}")
         return self.xp.asarray(arr, dtype=NUMPY_DTYPE[dtype]), dtype
 
-    def read_sync(self, data_id: DataId, shape: tuple[int, ...]) -> Any:
+    def read_sync(self, data_id: DataId, shape: tuple[int, ...], dtype: str | None = None) -> Any:
         """The values as a host NumPy array of ``shape`` (may be a view: do not mutate)."""
         values = data_id.values
+        if dtype is not None and dtype is not data_id.dtype:
+            values = values.astype(NUMPY_DTYPE[dtype])
         return values if data_id.shape == shape else values.reshape(shape)
 
     def share(self, x: Any, shape: tuple[int, ...], dtype: str | None = None) -> tuple:
@@ -128,10 +136,11 @@ class ArrayBackend(Backend):
         return (x.data_id, shape, dtype or x.dtype)
 
     def array(self, t: Any) -> Any:
-        """The array behind a tensor (or TensorInfo-like), viewed with its shape."""
+        """The array behind a tensor (or TensorInfo-like), viewed with its shape and dtype."""
         rec = t.data_id
         shape = t._shape
-        return rec.values if rec.shape is shape or rec.shape == shape else rec.values.reshape(shape)
+        v = rec.values if rec.shape is shape or rec.shape == shape else rec.values.reshape(shape)
+        return v if rec.dtype is t.dtype else _relabel(v, t.dtype)
 
     def dispose_data(self, data_id: DataId, force: bool = False) -> bool:
         """Drops one reference; frees the buffer (and returns True) at zero."""
@@ -252,6 +261,8 @@ class XpKernel:
                 rec = x.data_id
                 s = x._shape
                 v = rec.values if rec.shape is s or rec.shape == s else rec.values.reshape(s)
+                if rec.dtype is not x.dtype:
+                    v = _relabel(v, x.dtype)
                 return write_one(fn(v, xp=xp, **attrs) if attrs else fn(v, xp=xp))
 
             return kernel1
@@ -263,6 +274,10 @@ class XpKernel:
                 sa, sb = a._shape, b._shape
                 va = ra.values if ra.shape is sa or ra.shape == sa else ra.values.reshape(sa)
                 vb = rb.values if rb.shape is sb or rb.shape == sb else rb.values.reshape(sb)
+                if ra.dtype is not a.dtype:
+                    va = _relabel(va, a.dtype)
+                if rb.dtype is not b.dtype:
+                    vb = _relabel(vb, b.dtype)
                 return write_one(fn(va, vb, xp=xp, **attrs) if attrs else fn(va, vb, xp=xp))
 
             return kernel2

@@ -14,7 +14,7 @@ from ..errors import (
     DTypeError,
     InvalidArgumentError,
     ShapeError,
-    TidyTensorError,
+    TensorIndexError,
 )
 from ..tensor import Tensor
 from ..tensor_util import scalar_tensor
@@ -50,10 +50,6 @@ __all__ = [
     "unstack",
 ]
 
-
-class TensorIndexError(TidyTensorError, IndexError):
-    """An index that does not fit the tensor (Python's ``IndexError``, so ``for row in t``
-    stops at the end)."""
 
 
 def _family(name: str) -> Any:

@@ -43,11 +43,15 @@ def to_dtype(values, dtype, xp):
     return values.astype(NUMPY_DTYPE[dtype])
 
 
+#: Casts that lose nothing share their input's buffer (TF.js's ``hasEncodingLoss`` false).
+_LOSSLESS = {("float32", "int32"), ("float32", "bool"), ("int32", "bool")}
+
+
 def cast(inputs, attrs, backend):
     x = inputs[0]
     dtype = attrs["dtype"]
-    if dtype == x.dtype:
-        return backend.share(x, x._shape)
+    if dtype == x.dtype or (dtype, x.dtype) in _LOSSLESS:
+        return backend.share(x, x._shape, dtype)  # TF.js relabels the buffer: no copy
     xp = backend.xp
     return backend.write_array(xp.asarray(to_dtype(backend.array(x), dtype, xp)))
 

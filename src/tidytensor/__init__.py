@@ -22,6 +22,7 @@ from .errors import (
     InvalidArgumentError,
     KernelLeakError,
     KernelNotRegisteredError,
+    ResourceExhaustedError,
     ShapeError,
     TensorDisposedError,
     TensorIndexError,
@@ -55,6 +56,7 @@ spectral = _NAMESPACES["spectral"]
 sparse = _NAMESPACES["sparse"]
 string = _NAMESPACES["string"]
 fused = _NAMESPACES["fused"]
+Reduction = losses.Reduction
 
 _numpy_backend.register(_ENGINE)
 _install_chained()
@@ -76,8 +78,10 @@ __all__ = [
     "sparse",
     "string",
     "fused",
+    "config",
     "train",
     "testing",
+    "ResourceExhaustedError",
     "Optimizer",
     "SGDOptimizer",
     "MomentumOptimizer",

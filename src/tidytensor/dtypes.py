@@ -48,10 +48,15 @@ _RANK = {BOOL: 0, INT32: 1, FLOAT32: 2, COMPLEX64: 3}
 _BY_RANK = (BOOL, INT32, FLOAT32, COMPLEX64)
 
 
+#: Each dtype name as one string object: the engine compares dtypes by identity on hot paths.
+_CANONICAL = {d: d for d in DTYPES}
+
+
 def check_dtype(dtype: object, where: str = "dtype") -> str:
-    """Returns ``dtype`` if it is one of TF.js's dtypes, else raises a clear error."""
-    if dtype in NUMPY_DTYPE:
-        return dtype  # type: ignore[return-value]
+    """The canonical dtype string if ``dtype`` is one of TF.js's dtypes, else a clear error."""
+    canonical = _CANONICAL.get(dtype) if isinstance(dtype, str) else None
+    if canonical is not None:
+        return canonical
     raise DTypeError(f"Unknown dtype {dtype!r} for {where}; expected one of {', '.join(DTYPES)}")
 
 

@@ -9,6 +9,7 @@ one scope per op, and a kernel registry keyed by backend. The per-op path
 from __future__ import annotations
 
 import inspect
+from contextvars import ContextVar
 import itertools
 import math
 import sys
@@ -19,13 +20,14 @@ from typing import Any
 
 from . import kernel_registry, sites
 from . import tensor as _tensor_module
-from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, STRING
+from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, FLOAT32, STRING
 from .errors import (
     ArgumentTypeError,
     BackendNotFoundError,
     KernelError,
     KernelLeakError,
     KernelNotRegisteredError,
+    ResourceExhaustedError,
     TidyTensorError,
     VariableExistsError,
 )
@@ -52,6 +54,62 @@ class Scope:
         self.name = name
         self.id = scope_id
         self.parent = parent
+
+
+class LeakedTensor:
+    """What is left of a handle that was garbage-collected undisposed: enough to report it
+    and to free its buffer (``tf.leaks()``, ``tf.dispose_leaked()``)."""
+
+    __slots__ = ("id", "data_id", "_shape", "dtype", "_site", "_disposed", "_dispose_site")
+
+    def __init__(self, tensor_id: int, data_id: Any, shape: tuple, dtype: str, site: Any):
+        self.id = tensor_id
+        self.data_id = data_id
+        self._shape = shape
+        self.dtype = dtype
+        self._site = site
+        self._disposed = False
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.dtype == COMPLEX64 else math.prod(self._shape) * BYTES_PER_ELEMENT.get(self.dtype, 0)
+
+
+class ScopeContext:
+    """The scope stack of one thread, or of one asyncio task inside ``async with
+    tf.tidy_scope()``: threads and tasks never dispose each other's tensors."""
+
+    __slots__ = ("active", "stack", "site", "top")
+
+    def __init__(self, active: Scope | None = None):
+        self.active = active
+        self.stack: list[Scope] = []
+        #: The user's line running the current outermost op (its tensors' creation site).
+        self.site: sites.Site | None = None
+        #: Collects the tensors of ops run outside any scope, for the duration of the op.
+        self.top = Scope("top-level op", -1, None)
+
+
+_scope_context: ContextVar[ScopeContext] = ContextVar("tidytensor_scopes")
+_get_context = _scope_context.get
+
+
+def current_context() -> ScopeContext:
+    """This thread's (or task's) scope stack, made on first use."""
+    ctx = _get_context(None)
+    if ctx is None:
+        ctx = ScopeContext()
+        _scope_context.set(ctx)
+    return ctx
+
+
+def new_context(active: Scope | None) -> Any:
+    """Gives the current task a fresh scope stack above ``active``; returns the reset token."""
+    return _scope_context.set(ScopeContext(active))
+
+
+def restore_context(token: Any) -> None:
+    _scope_context.reset(token)
 
 
 class MemoryInfo:
@@ -129,8 +187,10 @@ class EngineState:
         "num_string_tensors",
         "num_data_buffers",
         "num_bytes",
-        "active_scope",
-        "scope_stack",
+        "buffer_bytes",
+        "peak_bytes",
+        "watermark",
+        "leaked",
         "next_scope_id",
         "gradient_depth",
         "kernel_depth",
@@ -145,14 +205,29 @@ class EngineState:
         self.num_string_tensors = 0
         self.num_data_buffers = 0
         self.num_bytes = 0
-        self.active_scope: Scope | None = None
-        self.scope_stack: list[Scope] = []
+        #: Bytes of live buffers, each counted once (num_bytes counts every handle's view).
+        self.buffer_bytes = 0
+        self.peak_bytes = 0
+        #: buffer_bytes above which a new buffer takes the slow path: min(peak, limit).
+        self.watermark = 0
+        #: Handles garbage-collected undisposed (TF.js would leak them silently).
+        self.leaked: list[LeakedTensor] = []
         self.next_scope_id = 0
         self.gradient_depth = 0
         self.kernel_depth = 0
         self.active_tape: list | None = None
         self.profiling = False
         self.profile_kernels: list[KernelProfile] = []
+
+    @property
+    def active_scope(self) -> Scope | None:
+        """The calling thread's (or task's) innermost scope."""
+        return current_context().active
+
+    @property
+    def scope_stack(self) -> list[Scope]:
+        """The calling thread's (or task's) open scopes, outermost first."""
+        return current_context().stack
 
 
 class Engine:
@@ -168,11 +243,10 @@ class Engine:
         #: True when kernels must go through the instrumented path (profiling, tape, checks).
         self._slow = False
         self.check_kernel_leaks = False
+        self.memory_limit: int | None = None
+        self.warn_leaks = True
         self.debug_mode = False
         self.track_sites = True
-        self._site: sites.Site | None = None
-        #: The scope that collects tensors made by ops run outside any tidy.
-        self._top = Scope("top-level op", -1, None)
         kernel_registry.on_change(self._on_kernels_changed)
 
     # ================================================================ backends
@@ -293,6 +367,13 @@ class Engine:
         self, data_id: Any, shape: tuple[int, ...], dtype: str, backend: Any
     ) -> Tensor:
         """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``)."""
+        state = self.state
+        if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
+            live = state.buffer_bytes + data_id.nbytes
+            if live > state.watermark:
+                self._new_peak_or_over_budget(data_id, live, shape, dtype)
+            state.buffer_bytes = live
+            state.num_data_buffers += 1
         t = _new_tensor(Tensor)  # Tensor.__init__ written out: this is the per-op hot path
         t.id = next(_tensor_ids)
         t.data_id = data_id
@@ -300,23 +381,20 @@ class Engine:
         t.dtype = dtype
         t.kept = False
         t._disposed = False
-        t._dispose_site = None
-        state = self.state
         state.num_tensors += 1
-        if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
-            state.num_data_buffers += 1
         if dtype != COMPLEX64:
             # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
             state.num_bytes += data_id.nbytes if dtype is data_id.dtype else _logical_bytes(shape, dtype)
             if dtype == STRING:
                 state.num_string_tensors += 1
-        scope = state.active_scope
+        ctx = _get_context(None) or current_context()
+        scope = ctx.active
         if scope is not None:
             scope.track.append(t)
             t.scope_id = scope.id
         else:
             t.scope_id = None
-        t._site = (self._site or sites.user_site(2)) if self.track_sites else None
+        t._site = (ctx.site or sites.user_site(2)) if self.track_sites else None
         return t
 
     def read_sync(self, t: Tensor, op_name: str) -> Any:
@@ -341,6 +419,58 @@ class Engine:
                 state.num_string_tensors -= 1
         if data_id.backend.dispose_data(data_id):
             state.num_data_buffers -= 1
+            state.buffer_bytes -= data_id.nbytes
+
+    def _new_peak_or_over_budget(self, data_id: Any, live: int, shape: tuple, dtype: str) -> None:
+        """A fresh buffer takes live buffer bytes past their peak: record the peak, or, past
+        the memory limit, free the buffer and raise before anything is counted."""
+        state = self.state
+        limit = self.memory_limit
+        if limit is not None and live > limit:
+            data_id.backend.dispose_data(data_id, True)
+            raise ResourceExhaustedError(_budget_message(data_id.nbytes, shape, dtype, limit, state.buffer_bytes))
+        state.peak_bytes = live
+        state.watermark = live if limit is None else min(live, limit)
+
+    def set_memory_limit(self, limit: int | None) -> None:
+        """Caps the bytes of live tensor buffers (None: no cap)."""
+        self.memory_limit = None if limit is None else int(limit)
+        self._reset_watermark()
+
+    def reset_memory_stats(self) -> None:
+        self.state.peak_bytes = self.state.buffer_bytes
+        self._reset_watermark()
+
+    def _reset_watermark(self) -> None:
+        state = self.state
+        limit = self.memory_limit
+        state.watermark = state.peak_bytes if limit is None else min(state.peak_bytes, limit)
+
+    # ================================================================ leaks
+    def record_leak(self, t: Tensor) -> None:
+        """A handle was garbage-collected undisposed while its buffer lives: keep it counted
+        (as TF.js would), remember where it came from, and warn (``ResourceWarning``)."""
+        data_id = t.data_id
+        if data_id.refs <= 0 or not data_id.backend.alive:
+            return
+        record = LeakedTensor(t.id, data_id, t._shape, t.dtype, t._site)
+        self.state.leaked.append(record)
+        if self.warn_leaks:
+            warnings.warn(
+                f"Tensor {t.id} (shape={list(t._shape)}, dtype='{t.dtype}') created at "
+                f"{sites.format_site(t._site)} was garbage-collected without being disposed; its "
+                "buffer stays allocated. Dispose it, create it inside tf.tidy(), or call "
+                "tf.dispose_leaked().",
+                ResourceWarning,
+                stacklevel=3,
+            )
+
+    def dispose_leaked(self) -> int:
+        """Frees every buffer held by leaked handles; returns how many handles it released."""
+        leaked, self.state.leaked = self.state.leaked, []
+        for record in leaked:
+            self.dispose_tensor(record)
+        return len(leaked)
 
     def keep(self, result: Any) -> Any:
         for t in tensors_in(result):
@@ -413,18 +543,19 @@ class Engine:
     # ================================================================ scopes
     def start_scope(self, name: str | None = None) -> Scope:
         state = self.state
-        scope = Scope(name or "unnamed scope", state.next_scope_id, state.active_scope)
+        ctx = current_context()
+        scope = Scope(name or "unnamed scope", state.next_scope_id, ctx.active)
         state.next_scope_id += 1
-        state.scope_stack.append(scope)
-        state.active_scope = scope
+        ctx.stack.append(scope)
+        ctx.active = scope
         return scope
 
     def end_scope(self, result: Any = None) -> None:
         """Disposes what the innermost scope tracked, except ``result`` and kept tensors,
         and re-homes ``result``'s tensors into the parent scope (TF.js's ``endScope``)."""
-        state = self.state
-        scope = state.active_scope
-        if scope is None or not state.scope_stack or state.scope_stack[-1] is not scope:
+        ctx = current_context()
+        scope = ctx.active
+        if scope is None or not ctx.stack or ctx.stack[-1] is not scope:
             raise TidyTensorError("end_scope() called with no matching start_scope()")
         returned = tensors_in(result)
         keep_ids = {id(t) for t in returned}
@@ -434,9 +565,9 @@ class Engine:
                 if note is None:
                     note = self._scope_end_note(scope)
                 self.dispose_tensor(t, note)
-        state.scope_stack.pop()
+        ctx.stack.pop()
         parent = scope.parent
-        state.active_scope = parent
+        ctx.active = parent
         for t in returned:
             if not t.kept and t.scope_id == scope.id and type(t) is not Variable:
                 if parent is not None:
@@ -488,61 +619,108 @@ class Engine:
         self.end_scope(result)
         return result
 
-    def make_op(self, name: str, fn: Callable) -> Callable:
+    def make_op(self, name: str, fn: Callable, fast_kernel: str | None = None) -> Callable:
         """Wraps a public op so that its temporaries never leak (the ``@op`` decorator).
 
         Equivalent to TF.js's ``<name>__op`` scope without allocating one: the op marks the
         active scope's track list on entry and, on exit, disposes what it added except its
         result. This closure is the per-op hot path, so it is written out flat.
+
+        With ``fast_kernel``, calls whose arguments are all float32 tensors of one shape go
+        straight to that kernel: the op body would only pass them through (no conversion,
+        cast or broadcast check), and one kernel makes no temporaries to clean up.
         """
         engine = self
         internal = sites.internal_codes
         site_table = sites._sites
         user_site = sites.user_site
         getframe = sys._getframe
+        get_context = _get_context
+
+        def capture(frame: Any) -> Any:
+            code = frame.f_code
+            if internal.get(code) is False:
+                by_offset = site_table.get(code)
+                site = by_offset.get(frame.f_lasti) if by_offset is not None else None
+                return site or sites.site_of(code, frame.f_lasti)
+            return user_site(3)
 
         def op_wrapper(*args: Any, **kwargs: Any) -> Any:
-            state = engine.state
-            scope = state.active_scope
+            ctx = get_context(None) or current_context()
+            scope = ctx.active
             top = scope is None
             if top:
-                scope = state.active_scope = engine._top
+                scope = ctx.active = ctx.top
             track = scope.track
             mark = len(track)
-            outer = engine._site is None and engine.track_sites
+            outer = ctx.site is None and engine.track_sites
             if outer:
-                frame = getframe(1)
-                code = frame.f_code
-                if internal.get(code) is False:
-                    by_offset = site_table.get(code)
-                    site = by_offset.get(frame.f_lasti) if by_offset is not None else None
-                    engine._site = site or sites.site_of(code, frame.f_lasti)
-                else:
-                    engine._site = user_site(2)
+                ctx.site = capture(getframe(1))
             try:
                 result = fn(*args, **kwargs)
             except BaseException:
                 engine._unwind_op(scope, mark, None, name)
                 if outer:
-                    engine._site = None
+                    ctx.site = None
                 if top:
                     track.clear()
-                    state.active_scope = None
+                    ctx.active = None
                 raise
             if len(track) != mark + 1 or track[mark] is not result:
                 engine._unwind_op(scope, mark, result, name)
             if outer:
-                engine._site = None
+                ctx.site = None
             if top:
                 for t in track:
                     t.scope_id = None
                 track.clear()
-                state.active_scope = None
+                ctx.active = None
             return result
 
-        global _OP_WRAPPER_CODE
-        _OP_WRAPPER_CODE = op_wrapper.__code__
-        return op_wrapper
+        if fast_kernel is None:
+            global _OP_WRAPPER_CODE
+            _OP_WRAPPER_CODE = op_wrapper.__code__
+            return op_wrapper
+
+        run_checked = self._run_checked
+
+        def fast_op_wrapper(*args: Any, **kwargs: Any) -> Any:
+            if len(args) == 2 and not kwargs:
+                a, b = args
+                backend = engine._backend
+                ok = (
+                    type(a) is Tensor
+                    and type(b) is Tensor
+                    and a.dtype is FLOAT32
+                    and b.dtype is FLOAT32
+                    and not a._disposed
+                    and not b._disposed
+                    and a.data_id.backend is backend
+                    and b.data_id.backend is backend
+                    and a._shape == b._shape
+                )
+            elif len(args) == 1 and not kwargs:
+                x = args[0]
+                ok = (
+                    type(x) is Tensor
+                    and x.dtype is FLOAT32
+                    and not x._disposed
+                    and x.data_id.backend is engine._backend
+                )
+            else:
+                ok = False
+            if not ok:
+                return op_wrapper(*args, **kwargs)
+            ctx = get_context(None) or current_context()
+            if ctx.site is not None or not engine.track_sites:
+                return run_checked(fast_kernel, args, None)
+            ctx.site = capture(getframe(1))
+            try:
+                return run_checked(fast_kernel, args, None)
+            finally:
+                ctx.site = None
+
+        return fast_op_wrapper
 
     def _unwind_op(self, scope: Scope, mark: int, result: Any, name: str) -> None:
         """Disposes the tensors an op added to ``scope`` except those in its result."""
@@ -562,13 +740,18 @@ class Engine:
     # ================================================================ kernels
     def run_kernel(self, kernel_name: str, inputs: tuple, attrs: dict | None = None) -> Any:
         """Runs one kernel on the active backend; returns a Tensor or a list of them."""
-        kernel = self._kernels.get(kernel_name)
-        if kernel is None:
-            kernel = self._missing_kernel(kernel_name)
         backend = self._backend
         for t in inputs:
             if t._disposed or t.data_id.backend is not backend:
                 self._check_input(t, kernel_name, backend)
+        return self._run_checked(kernel_name, inputs, attrs)
+
+    def _run_checked(self, kernel_name: str, inputs: tuple, attrs: dict | None) -> Any:
+        """``run_kernel`` once its inputs are known to be live on the active backend."""
+        kernel = self._kernels.get(kernel_name)
+        if kernel is None:
+            kernel = self._missing_kernel(kernel_name)
+        backend = self._backend
         if self._slow:
             return self._run_kernel_instrumented(kernel_name, kernel, inputs, attrs)
         try:
@@ -680,7 +863,7 @@ class Engine:
         if self.debug_mode:
             _check_finite(kernel_name, outputs, inputs, backend)
         if state.profiling:
-            scope = state.active_scope
+            scope = current_context().active
             state.profile_kernels.append(
                 KernelProfile(
                     name=kernel_name,
@@ -752,19 +935,48 @@ class Engine:
         for v in list(self.state.registered_variables.values()):
             v.dispose()
         self.state = EngineState()
+        self._reset_watermark()
         for name, instance in self._registry.items():
             self._dispose_backend(name, instance)
         self._registry.clear()
         self._backend = None
         self.backend_name = None
         self._kernels = {}
-        self._site = None
-        self._top = Scope("top-level op", -1, None)
+        _scope_context.set(ScopeContext())
         self.update_mode()
 
 
 class TimingInfo(MemoryInfo):
     """``tf.time(fn)``'s result: ``kernel_ms`` and ``wall_ms``."""
+
+
+def _budget_message(request: int, shape: tuple, dtype: str, limit: int, live: int) -> str:
+    lines = [
+        f"Allocating {request} bytes for a {dtype} tensor of shape {list(shape)} would take live "
+        f"tensor memory to {live + request} bytes, past the limit of {limit} bytes "
+        f"({live} bytes are live). Nothing was allocated; free tensors and try again.",
+    ]
+    largest = _largest_live_tensors(5)
+    if largest:
+        lines.append("Largest live tensors:")
+        for t, nbytes in largest:
+            lines.append(
+                f"  Tensor {t.id} shape={list(t._shape)} dtype={t.dtype}: {nbytes} bytes, "
+                f"created at {sites.format_site(t._site)}"
+            )
+    return "\n".join(lines)
+
+
+def _largest_live_tensors(n: int) -> list[tuple[Tensor, int]]:
+    """The n largest live handles (found through the garbage collector: error path only)."""
+    import gc
+
+    found = []
+    for obj in gc.get_objects():
+        if isinstance(obj, Tensor) and not obj._disposed and obj.data_id.refs > 0:
+            found.append((obj, obj.data_id.nbytes))
+    found.sort(key=lambda pair: -pair[1])
+    return found[:n]
 
 
 def _logical_bytes(shape: tuple[int, ...], dtype: str) -> int:

@@ -53,6 +53,10 @@ class KernelError(TidyTensorError, RuntimeError):
     """A kernel failed in a way the op's argument checks did not foresee (a bug to report)."""
 
 
+class ResourceExhaustedError(TidyTensorError, MemoryError):
+    """An allocation would take live tensor memory past ``tf.config.set_memory_limit``."""
+
+
 class KernelLeakError(TidyTensorError, RuntimeError):
     """A kernel left backend buffers behind (checked in test mode)."""
 

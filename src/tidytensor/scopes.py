@@ -5,17 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from . import sites
-from .engine import ENGINE, tensors_in
+from .engine import ENGINE, LeakedTensor, new_context, restore_context, tensors_in
 from .errors import ArgumentTypeError
 from .tensor import Tensor, Variable
 
 __all__ = [
+    "TidyScope",
     "dispose",
+    "dispose_leaked",
     "dispose_variables",
     "end_scope",
     "keep",
     "start_scope",
+    "leaks",
     "tidy",
+    "tidy_scope",
     "variable",
 ]
 
@@ -84,3 +88,89 @@ def variable(
         )
     initial_value.throw_if_disposed("variable")
     return ENGINE.make_variable(initial_value, trainable, name, dtype)
+
+
+class TidyScope:
+    """``with tf.tidy_scope() as scope:`` — tidy as a block. Tensors made inside are disposed
+    at the end except those passed to ``scope.keep(...)`` (handed to the enclosing scope, like
+    tidy's return value) or to ``tf.keep`` (kept for good).
+
+    ``async with tf.tidy_scope():`` gives the running asyncio task a scope stack of its own,
+    so concurrent tasks never dispose each other's tensors across ``await``.
+
+    >>> with tf.tidy_scope() as scope:
+    ...     a = tf.ones([2]).add(1)
+    ...     b = scope.keep(a.mul(2))
+    >>> a.is_disposed, b.is_disposed
+    (True, False)
+    """
+
+    def __init__(self, name: str | None = None):
+        self.name = name or "tidy_scope"
+        self._kept: list[Any] = []
+        self._token: Any = None
+
+    def keep(self, result: Any) -> Any:
+        """Keeps ``result`` (a tensor or a container of them) past the end of this scope."""
+        self._kept.append(result)
+        return result
+
+    def __enter__(self) -> TidyScope:
+        ENGINE.start_scope(self.name)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        ENGINE.end_scope(self._kept)
+
+    async def __aenter__(self) -> TidyScope:
+        from .engine import current_context
+
+        self._token = new_context(current_context().active)
+        ENGINE.start_scope(self.name)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            ENGINE.end_scope(self._kept)
+        finally:
+            restore_context(self._token)
+
+
+def tidy_scope(name: str | None = None) -> TidyScope:
+    """A scope used as ``with`` (or ``async with``) block; see :class:`TidyScope`."""
+    return TidyScope(name)
+
+
+class LeakGroup:
+    """Leaked tensors that share a creation site."""
+
+    __slots__ = ("site", "count", "bytes", "tensor_ids")
+
+    def __init__(self, site: str, count: int, nbytes: int, tensor_ids: list[int]):
+        self.site = site
+        self.count = count
+        self.bytes = nbytes
+        self.tensor_ids = tensor_ids
+
+    def __repr__(self) -> str:
+        return f"LeakGroup(site={self.site!r}, count={self.count}, bytes={self.bytes})"
+
+
+def leaks() -> list[LeakGroup]:
+    """Tensors garbage-collected without being disposed, grouped by the user's line that
+    created them, most bytes first. Their buffers are still allocated (and counted)."""
+    groups: dict[str, list[LeakedTensor]] = {}
+    for record in ENGINE.state.leaked:
+        if record.data_id.refs > 0 and not record._disposed:
+            groups.setdefault(sites.format_site(record._site), []).append(record)
+    out = [
+        LeakGroup(site, len(records), sum(r.nbytes for r in records), [r.id for r in records])
+        for site, records in groups.items()
+    ]
+    out.sort(key=lambda g: (-g.bytes, -g.count))
+    return out
+
+
+def dispose_leaked() -> int:
+    """Frees the buffers of every leaked tensor; returns how many handles were released."""
+    return ENGINE.dispose_leaked()

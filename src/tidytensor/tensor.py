@@ -10,6 +10,7 @@ Op methods (``x.add(y)``, ``x.sum()``...) are installed by ``ops/_chained.py``.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from .errors import ArgumentTypeError, InvalidArgumentError, TensorDisposedError
 
 #: Set by engine.py: the engine that tracks every tensor.
 _engine: Any = None
+_finalizing = sys.is_finalizing
 
 
 class Tensor:
@@ -92,6 +94,15 @@ class Tensor:
         if self._disposed:
             return
         _engine.dispose_tensor(self, sites.user_site(2))
+
+    def __del__(self) -> None:
+        # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it
+        # silently); kept tensors and variables are never reported.
+        if not self._disposed and not self.kept and _engine is not None and not _finalizing():
+            try:
+                _engine.record_leak(self)
+            except Exception:  # noqa: S110 - never raise from a finalizer (interpreter exit)
+                pass
 
     def throw_if_disposed(self, op_name: str | None = None) -> None:
         if self._disposed:
@@ -250,6 +261,9 @@ class Variable(Tensor):
                 f"({_shape_str(self._shape)}) must match (variable '{self.name}')"
             )
         _engine.assign_variable(self, new_value)
+
+    def __del__(self) -> None:
+        pass  # variables live in the engine's registry until disposed: never a leak
 
     def dispose(self) -> None:
         """Frees the variable and its name. Idempotent (unlike TF.js, a second call is a no-op)."""
@@ -474,7 +488,7 @@ def disposed_error(t: Tensor, op_name: str | None) -> TensorDisposedError:
     created = (
         f"created at {sites.format_site(t._site)}" if t._site else "created at an unknown place"
     )
-    how = t._dispose_site
+    how = getattr(t, "_dispose_site", None)
     if isinstance(how, str):
         disposed = how
     elif how is not None:

@@ -32,12 +32,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 run_kernel = ENGINE.run_kernel
 
 
-def op(fn: F | None = None, *, name: str | None = None) -> Any:
-    """Wraps ``fn`` so that it runs in a scope named ``<name>__op``."""
+def op(fn: F | None = None, *, name: str | None = None, fast_kernel: str | None = None) -> Any:
+    """Wraps ``fn`` so that it runs in a scope named ``<name>__op``.
+
+    ``fast_kernel`` names the kernel ``fn`` runs, unchanged, when every argument is a float32
+    tensor of one shape; such calls then skip the op body (see ``Engine.make_op``).
+    """
 
     def decorate(fn: F) -> F:
         scope_name = (name or fn.__name__.rstrip("_")) + OP_SCOPE_SUFFIX
-        wrapper = functools.wraps(fn)(ENGINE.make_op(scope_name, fn))
+        wrapper = functools.wraps(fn)(ENGINE.make_op(scope_name, fn, fast_kernel))
         wrapper.op_name = scope_name[: -len(OP_SCOPE_SUFFIX)]  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 

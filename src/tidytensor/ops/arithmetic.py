@@ -48,7 +48,7 @@ def _binary(
     return run_kernel(kernel, (a, b))
 
 
-@op
+@op(fast_kernel=k.ADD)
 def add(a: Any, b: Any) -> Tensor:
     """Adds two tensors element-wise, ``a + b``, with broadcasting.
 
@@ -62,7 +62,7 @@ def add(a: Any, b: Any) -> Tensor:
     return _binary(k.ADD, a, b, "add")
 
 
-@op
+@op(fast_kernel=k.SUB)
 def sub(a: Any, b: Any) -> Tensor:
     """Subtracts two tensors element-wise, ``a - b``, with broadcasting.
 
@@ -72,7 +72,7 @@ def sub(a: Any, b: Any) -> Tensor:
     return _binary(k.SUB, a, b, "sub")
 
 
-@op
+@op(fast_kernel=k.MULTIPLY)
 def mul(a: Any, b: Any) -> Tensor:
     """Multiplies two tensors element-wise, ``a * b``, with broadcasting.
 
@@ -82,7 +82,7 @@ def mul(a: Any, b: Any) -> Tensor:
     return _binary(k.MULTIPLY, a, b, "mul")
 
 
-@op
+@op(fast_kernel=k.REAL_DIV)
 def div(a: Any, b: Any) -> Tensor:
     """Divides two tensors element-wise, ``a / b``, with broadcasting.
 

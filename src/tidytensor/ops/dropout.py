@@ -44,15 +44,12 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None) -> T
             f"{x.dtype} tensor instead."
         )
     if not (isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0 <= rate < 1):
-        raise InvalidArgumentError(f"rate must be a float in the range [0, 1), but got {js_str(rate)}.")
+        raise InvalidArgumentError(
+            f"rate must be a float in the range [0, 1), but got {js_str(rate)}."
+        )
     if rate == 0:
         return clone(x) if is_tensor else x
     shape = _noise_shape(x, noise_shape)
     keep_prob = 1 - rate
     multiplier = div(floor(add(random_uniform(shape, 0, 1, "float32", seed), keep_prob)), keep_prob)
     return mul(x, multiplier)
-
-
-# ``ops/__init__.py`` star-imports this module, which rebinds ``ops.dropout`` from the module
-# to this function before FAMILIES reads ``<family>.__all__``; give the function the list too.
-dropout.__all__ = __all__  # type: ignore[attr-defined]

@@ -14,7 +14,9 @@ __all__ = ["moving_average"]
 
 
 @op
-def moving_average(v: Any, x: Any, decay: Any, step: Any = None, zero_debias: bool = True) -> Tensor:
+def moving_average(
+    v: Any, x: Any, decay: Any, step: Any = None, zero_debias: bool = True
+) -> Tensor:
     """One step of an exponential moving average: ``v + (x - v) * (1 - decay)``, divided by
     ``1 - decay ** step`` when ``zero_debias`` (the default; ``step`` is then required).
 
@@ -28,7 +30,9 @@ def moving_average(v: Any, x: Any, decay: Any, step: Any = None, zero_debias: bo
     x = convert_to_tensor(x, "x", "movingAverage")
     decay = convert_to_tensor(decay, "decay", "movingAverage")
     if v.dtype != x.dtype:
-        raise DTypeError(f"The dtypes of the first({v.dtype}) and second({x.dtype}) input must match")
+        raise DTypeError(
+            f"The dtypes of the first({v.dtype}) and second({x.dtype}) input must match"
+        )
     if v._shape != x._shape:
         raise ShapeError("Shape mismatch in v and x")
     one = scalar(1)
@@ -40,8 +44,3 @@ def moving_average(v: Any, x: Any, decay: Any, step: Any = None, zero_debias: bo
         step = convert_to_tensor(step, "step", "movingAverage")
         update = div(update, sub(one, pow(decay, step)))
     return add(v, update)
-
-
-# ``ops/__init__.py`` star-imports this module, which rebinds ``ops.moving_average`` from the
-# module to this function before FAMILIES reads ``<family>.__all__``; give the function the list.
-moving_average.__all__ = __all__  # type: ignore[attr-defined]

@@ -130,6 +130,8 @@ def encode(result: Any) -> Any:
             else [float(v) for v in np.asarray(data).reshape(-1)]
         )
         return {"dtype": result.dtype, "shape": result.shape, "values": values}
+    if hasattr(result, "_asdict"):  # NamedTuple results (topk, unique): TF.js objects
+        return {"object": {k: encode(v) for k, v in result._asdict().items()}}
     if isinstance(result, (list, tuple)):
         return {"list": [encode(r) for r in result]}
     if isinstance(result, dict):

@@ -7,11 +7,8 @@
 
 from __future__ import annotations
 
+from . import config, testing, train
 from . import ops as _ops
-from . import (
-    testing,  # noqa: E402 - needs the ops above
-    train,  # noqa: E402
-)
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import numpy_backend as _numpy_backend
 from .engine import ENGINE as _ENGINE
@@ -31,9 +28,10 @@ from .errors import (
 )
 from .ops import *  # noqa: F403
 from .ops import NAMESPACES as _NAMESPACES
+from .ops import math_namespace as math
 from .ops._chained import install as _install_chained
 from .ops._op import OP_SCOPE_SUFFIX, op
-from .optimizers import (  # noqa: E402
+from .optimizers import (
     AdadeltaOptimizer,
     AdagradOptimizer,
     AdamaxOptimizer,
@@ -79,6 +77,7 @@ __all__ = [
     "string",
     "fused",
     "config",
+    "math",
     "train",
     "testing",
     "ResourceExhaustedError",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -187,3 +189,57 @@ def test_where_async_memory():
     assert tf.memory().num_data_buffers - before.num_data_buffers == 2
     assert out2.array_sync() == [[0, 0], [1, 1]]
     assert out.array_sync() == [[0], [2]]
+
+
+# ---------------------------------------------------------------------------- gradient checks
+class GradSpec(NamedTuple):
+    name: str
+    fn: Any
+    shapes: list
+    low: float = -2.0
+    high: float = 2.0
+
+
+def _grad_args(spec):
+    rng = np.random.default_rng(abs(hash(spec.name)) % 2**32)
+    return [
+        tf.tensor(rng.uniform(spec.low, spec.high, s).astype(np.float32), s) for s in spec.shapes
+    ]
+
+
+def _cond(shape):
+    return tf.tensor((np.arange(int(np.prod(shape))) % 3 == 0).reshape(shape))
+
+
+GRAD_OPS = [
+    GradSpec("where", lambda a, b: tf.where(_cond([2, 3]), a, b), [[2, 3], [2, 3]]),
+    GradSpec("where_only_a", lambda a: tf.where(_cond([4]), a, tf.zeros([4])), [[4]]),
+    GradSpec("greater_equal", lambda a, b: tf.greater_equal(a, b), [[2, 3], [2, 3]]),
+]
+
+
+@pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
+def test_check_grads(spec):
+    tf.testing.check_grads(spec.fn, _grad_args(spec))
+
+
+def test_where_gradient_splits_dy_by_condition():
+    c = tf.tensor([True, False, True])
+    ga, gb = tf.grads(lambda a, b: tf.where(c, a, b))(
+        [tf.ones([3]), tf.ones([3])], tf.tensor([1.0, 2.0, 3.0])
+    )
+    assert ga.array_sync() == [1.0, 0.0, 3.0]
+    assert gb.array_sync() == [0.0, 2.0, 0.0]
+
+
+def test_greater_equal_gradient_is_zero():
+    ga, gb = tf.grads(lambda a, b: tf.greater_equal(a, b))(
+        [tf.tensor([1.0, 2.0]), tf.tensor([2.0, 2.0])]
+    )
+    assert ga.array_sync() == [0.0, 0.0] and gb.array_sync() == [0.0, 0.0]
+
+
+def test_other_comparisons_have_no_gradient():
+    for fn in (tf.greater, tf.less, tf.equal):
+        with pytest.raises(tf.errors.TidyTensorError, match="gradient function not found"):
+            tf.grads(lambda a, b, fn=fn: fn(a, b))([tf.tensor([1.0]), tf.tensor([2.0])])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -269,3 +271,56 @@ def test_mat_mul_matches_numpy(m, n, kk, ta, tb, batch_a, batch_b):
     else:
         want = np.matmul(a2, b2)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------- gradient checks
+class GradSpec(NamedTuple):
+    name: str
+    fn: Any
+    shapes: list
+    low: float = -2.0
+    high: float = 2.0
+
+
+def _grad_args(spec):
+    rng = np.random.default_rng(abs(hash(spec.name)) % 2**32)
+    return [
+        tf.tensor(rng.uniform(spec.low, spec.high, s).astype(np.float32), s) for s in spec.shapes
+    ]
+
+
+GRAD_OPS = [
+    GradSpec("mat_mul", lambda a, b: tf.mat_mul(a, b), [[2, 3], [3, 4]]),
+    GradSpec("mat_mul_transpose_a", lambda a, b: tf.mat_mul(a, b, True, False), [[3, 2], [3, 4]]),
+    GradSpec("mat_mul_transpose_b", lambda a, b: tf.mat_mul(a, b, False, True), [[2, 3], [4, 3]]),
+    GradSpec("mat_mul_transpose_both", lambda a, b: tf.mat_mul(a, b, True, True), [[3, 2], [4, 3]]),
+    GradSpec("mat_mul_batched", lambda a, b: tf.mat_mul(a, b), [[2, 2, 3], [2, 3, 2]]),
+    GradSpec("transpose", lambda x: tf.transpose(x), [[2, 3]]),
+    GradSpec("transpose_perm", lambda x: tf.transpose(x, [1, 2, 0]), [[2, 3, 4]]),
+    GradSpec("dot", lambda a, b: tf.dot(a, b), [[3], [3]]),
+    GradSpec("dot_matrix_vector", lambda a, b: tf.dot(a, b), [[2, 3], [3]]),
+    GradSpec("outer_product", lambda a, b: tf.outer_product(a, b), [[2], [3]]),
+    GradSpec("norm", lambda x: tf.norm(x), [[2, 3]], 0.5, 2.0),
+    GradSpec("norm_ord_1_axis", lambda x: tf.norm(x, 1, 1), [[2, 3]], 0.5, 2.0),
+    GradSpec("norm_fro", lambda x: tf.norm(x, "fro", [0, 1]), [[2, 3]], 0.5, 2.0),
+    GradSpec("euclidean_norm", lambda x: tf.euclidean_norm(x, 0, True), [[2, 3]], 0.5, 2.0),
+]
+
+
+@pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
+def test_check_grads(spec):
+    tf.testing.check_grads(spec.fn, _grad_args(spec))
+
+
+def test_mat_mul_gradient_with_broadcast_batch_fails_like_tfjs():
+    # TF.js's BatchMatMul gradient does not sum over broadcast batch dims; the tape rejects it.
+    a, b = tf.ones([2, 2, 3]), tf.ones([3, 2])
+    with pytest.raises(tf.errors.TidyTensorError, match="does not match the shape of the input"):
+        tf.grads(lambda a, b: tf.mat_mul(a, b))([a, b])
+
+
+def test_transpose_gradient_undoes_the_permutation():
+    x = tf.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    dy = tf.tensor(np.arange(24, dtype=np.float32).reshape(3, 4, 2))
+    g = tf.grad(lambda t: tf.transpose(t, [1, 2, 0]))(x, dy)
+    np.testing.assert_array_equal(g.numpy(), np.transpose(dy.numpy(), [2, 0, 1]))

@@ -5,4 +5,4 @@ Importing this package registers every GradConfig; the list is explicit, not dis
 
 from __future__ import annotations
 
-from . import arithmetic, basic_math, creation, logical, matrices, normalization, reduction, scan, segment, transformations  # noqa: F401
+from . import arithmetic, basic_math, convolution, creation, image, logical, matrices, normalization, reduction, scan, segment, slicing_joining, transformations  # noqa: F401

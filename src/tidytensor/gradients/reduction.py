@@ -56,7 +56,9 @@ def _sum_grad(dy, saved, attrs):
 
     (x,) = saved
     # As in TF.js, the gradient is computed eagerly, not inside the thunk.
-    der_x = mul(reshape(dy, _expanded_dy_shape(x._shape, attrs["axis"])), ones(list(x._shape), "float32"))
+    der_x = mul(
+        reshape(dy, _expanded_dy_shape(x._shape, attrs["axis"])), ones(list(x._shape), "float32")
+    )
     return (lambda: der_x,)
 
 

@@ -36,7 +36,9 @@ def unsorted_segment_sum(x: Any, segment_ids: Any, num_segments: int) -> Tensor:
             f"Error in unsortedSegmentSum: numSegments must be positive, but got {num_segments}"
         )
     if x.dtype == COMPLEX64:
-        raise DTypeError("unsortedSegmentSum does not support complex64 tensors in the CPU backend.")
+        raise DTypeError(
+            "unsortedSegmentSum does not support complex64 tensors in the CPU backend."
+        )
     ids_shape = segment_ids._shape + (1,) * max(0, x.rank - segment_ids.rank)
     shape = assert_and_get_broadcast_shape(ids_shape, x._shape)
     if not shape:

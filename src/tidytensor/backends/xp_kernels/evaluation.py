@@ -102,7 +102,11 @@ def top_k(x, *, xp, k, sorted=True):  # noqa: A002 - TF.js's attr name
         idx = xp.broadcast_to(xp.arange(last), rows.shape)  # nothing selected, nothing sorted
     else:
         host = _host(rows)
-        data = host.astype(np.float64).tolist() if host.dtype.kind != "b" else host.astype(int).tolist()
+        data = (
+            host.astype(np.float64).tolist()
+            if host.dtype.kind != "b"
+            else host.astype(int).tolist()
+        )
         idx = xp.asarray(np.array([_top_k_row(r, k, bool(sorted)) for r in data], dtype=np.int64))
     values = xp.take_along_axis(rows, idx, axis=-1)
     return values.reshape(out_shape), idx.astype(xp.int32).reshape(out_shape)
@@ -126,7 +130,7 @@ def unique(x, *, xp, axis):
     host = _host(x)
     moved = np.moveaxis(host, axis, 0)
     n = moved.shape[0]
-    rows = moved.reshape(n, -1)
+    rows = moved.reshape(n, math.prod(moved.shape[1:]))
     if host.dtype.kind in "OUS":
         # TF.js keys a slice by its strings' UTF-8 bytes joined with commas.
         keys = [tuple(b for s in row for b in str(s).encode("utf-8")) for row in rows]
@@ -146,6 +150,33 @@ def unique(x, *, xp, axis):
         firsts = first_sorted[order]
     values = np.moveaxis(moved[np.asarray(firsts, dtype=np.int64)], 0, axis)
     return xp.asarray(np.ascontiguousarray(values)), xp.asarray(np.asarray(ids, dtype=np.int32))
+
+
+# ---------------------------------------------------------------------------- inTopK (host)
+def in_top_k_host(preds: np.ndarray, targets: np.ndarray, k: int) -> np.ndarray:
+    """Whether each row's target index is among the row's ``k`` largest values, ranking as
+    TF.js's stable sort does (ties: the lower index first). Host arrays in and out: TF.js's
+    ``inTopKAsync`` has no kernel, it reads the data and ranks on the host."""
+    out = np.zeros(preds.shape[0], dtype=bool)
+    if preds.shape[0] == 0:
+        return out
+    rows = preds.astype(np.float64)
+    targets = targets.astype(np.float64)
+    n = rows.shape[1]
+    valid = (targets >= 0) & (targets < n) & (targets == np.floor(targets))
+    t = np.where(valid, targets, 0).astype(np.int64)
+    if not np.isnan(rows).any():
+        target_values = rows[np.arange(rows.shape[0]), t][:, None]
+        before = (rows > target_values) | ((rows == target_values) & (np.arange(n) < t[:, None]))
+        return valid & (before.sum(axis=1) < k)
+
+    def cmp(a, b):
+        return b[0] - a[0]  # NaN compares as "equal", as in a JS sort comparator
+
+    for r in range(rows.shape[0]):
+        ranked = sorted(zip(rows[r].tolist(), range(n), strict=True), key=functools.cmp_to_key(cmp))
+        out[r] = any(i == targets[r] for _, i in ranked[:k])
+    return out
 
 
 # ---------------------------------------------------------------------------- SearchSorted

@@ -25,7 +25,9 @@ def unsorted_segment_sum(x, segment_ids, *, xp, num_segments):
     ids = xp.broadcast_to(ids, shape)
     size = math.prod(shape)
     if num_segments * size <= _VECTORIZED_LIMIT:
-        segments = xp.arange(num_segments, dtype=xp.int32).reshape((num_segments,) + (1,) * len(shape))
+        segments = xp.arange(num_segments, dtype=xp.int32).reshape(
+            (num_segments,) + (1,) * len(shape)
+        )
         mask = (ids[None] == segments).astype(xp.float64)
         out = (mask * values[None]).sum(axis=1)
     else:

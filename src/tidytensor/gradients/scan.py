@@ -4,25 +4,19 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
-from .reduction import get_axes_permutation
 
 
 def _cumsum_grad(dy, saved, attrs):
-    from ..ops.matrices import transpose
     from ..ops.scan import cumsum
 
     (x,) = saved
     axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
 
     def der_x():
-        out = cumsum(dy, axis, exclusive, not reverse)
-        # TF.js then transposes by the axis-to-end permutation when the axis is not the
-        # last one: the result is transposed (square inputs) or has the wrong shape, which
-        # the tape rejects. Kept as TF.js 4.22.0 has it.
-        perm = get_axes_permutation([axis], x.rank)
-        if perm is not None:
-            out = transpose(out, perm)
-        return out
+        # The reverse cumulative sum of dy. TF.js 4.22.0 then transposes the result when the
+        # axis is not the last one, which gives a transposed (square inputs) or wrongly shaped
+        # gradient; that bug is not reproduced here.
+        return cumsum(dy, axis, exclusive, not reverse)
 
     return (der_x,)
 

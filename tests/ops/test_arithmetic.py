@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 import tidytensor as tf
 from golden_util import call_case, case_ids, check_case, load_cases
 from tidytensor.backends.xp_kernels.arithmetic import to_int32
+from tidytensor.errors import GradientError
 
 CASES = load_cases("arithmetic")
 
@@ -390,3 +392,146 @@ def test_float_mod_follows_divisor_sign(a, c):
             want = rem if (x < 0) == (y < 0) else np.fmod(rem + y, y)
             assert r == np.float32(want)
             assert r == 0 or (r > 0) == (y > 0) or abs(r) == abs(np.float32(y))
+
+
+# ---------------------------------------------------------------------------- gradients
+class GradSpec(NamedTuple):
+    name: str  # the op's name, then optionally a space and a variant
+    fn: object
+    shapes: list
+    ranges: list  # (low, high) per argument
+
+
+S = [2, 3]
+GRAD_OPS = [
+    GradSpec("add", lambda a, b: tf.add(a, b), [S, S], [(-2, 2), (-2, 2)]),
+    GradSpec("add broadcast", lambda a, b: tf.add(a, b), [S, [3]], [(-2, 2), (-2, 2)]),
+    GradSpec("add_n", lambda a, b, c: tf.add_n([a, b, c]), [S, S, S], [(-2, 2)] * 3),
+    GradSpec("add_n repeated", lambda a, b: tf.add_n([a, b, a, a]), [S, S], [(-2, 2)] * 2),
+    GradSpec("div", lambda a, b: tf.div(a, b), [S, S], [(-2, 2), (0.5, 2)]),
+    GradSpec("div broadcast", lambda a, b: tf.div(a, b), [[2, 1], S], [(-2, 2), (0.5, 2)]),
+    # tf.divNoNan runs Equal (no gradient) on a path from each input: not differentiable in
+    # TF.js either (goldens "grad divNoNan ..."); its gradient check is in NOT_DIFFERENTIABLE.
+    GradSpec("maximum", lambda a, b: tf.maximum(a, b), [S, S], [(-2, 2), (-2, 2)]),
+    GradSpec("maximum broadcast", lambda a, b: tf.maximum(a, b), [[3], S], [(-2, 2), (-2, 2)]),
+    GradSpec("minimum", lambda a, b: tf.minimum(a, b), [S, S], [(-2, 2), (-2, 2)]),
+    GradSpec("minimum broadcast", lambda a, b: tf.minimum(a, b), [S, [1, 3]], [(-2, 2), (-2, 2)]),
+    # a / b stays in (2, 3), away from mod's jumps.
+    GradSpec("mod", lambda a, b: tf.mod(a, b), [S, S], [(3.1, 3.4), (1.2, 1.5)]),
+    GradSpec("mod broadcast", lambda a, b: tf.mod(a, b), [S, []], [(3.1, 3.4), (1.2, 1.5)]),
+    GradSpec("mul", lambda a, b: tf.mul(a, b), [S, S], [(-2, 2), (-2, 2)]),
+    GradSpec("mul broadcast", lambda a, b: tf.mul(a, b), [[2, 1], [1, 3]], [(-2, 2), (-2, 2)]),
+    GradSpec("pow", lambda a, b: tf.pow(a, b), [S, S], [(0.5, 2), (-2, 2)]),
+    GradSpec("pow broadcast", lambda a, b: tf.pow(a, b), [S, [3]], [(0.5, 2), (-2, 2)]),
+    GradSpec("pow number exponent", lambda a: tf.pow(a, 3), [S], [(-2, 2)]),
+    GradSpec(
+        "squared_difference", lambda a, b: tf.squared_difference(a, b), [S, S], [(-2, 2), (-2, 2)]
+    ),
+    GradSpec(
+        "squared_difference broadcast",
+        lambda a, b: tf.squared_difference(a, b),
+        [[2, 1], S],
+        [(-2, 2), (-2, 2)],
+    ),
+    GradSpec("sub", lambda a, b: tf.sub(a, b), [S, S], [(-2, 2), (-2, 2)]),
+    GradSpec("sub broadcast", lambda a, b: tf.sub(a, b), [[], S], [(-2, 2), (-2, 2)]),
+    GradSpec("operators", lambda a, b: (a + b) * a - b / (a * a + 1), [S, S], [(-2, 2)] * 2),
+]
+
+#: Ops of the family whose TF.js gradient is not the derivative, or that have none.
+NOT_DIFFERENTIABLE = {
+    # TF.js gives floorDiv the gradient of real division (goldens "grad floorDiv ..."), while
+    # floor division is piecewise constant: finite differences cannot check it.
+    "floor_div": "gradient of real division, by design (test_floor_div_grad_is_real_div_grad)",
+    "div_no_nan": "runs Equal, which has no gradient (goldens 'grad divNoNan ...')",
+}
+
+
+@pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
+def test_check_grads(spec):
+    rng = np.random.default_rng(sum(map(ord, spec.name)))
+    args = [
+        tf.tensor(rng.uniform(lo, hi, shape).astype(np.float32), list(shape))
+        for shape, (lo, hi) in zip(spec.shapes, spec.ranges, strict=True)
+    ]
+    tf.testing.check_grads(spec.fn, args)
+
+
+def test_grad_table_covers_every_op():
+    from tidytensor.ops import arithmetic
+
+    covered = {s.name.split()[0] for s in GRAD_OPS} | set(NOT_DIFFERENTIABLE)
+    assert set(arithmetic.__all__) <= covered, set(arithmetic.__all__) - covered
+
+
+def test_floor_div_grad_is_real_div_grad():
+    a, b = tf.tensor([7.0, -7.0, 5.0]), tf.tensor([2.0, 2.0, -3.0])
+    got = tf.grads(tf.floor_div)([a, b])
+    want = tf.grads(tf.div)([a, b])
+    for g, w in zip(got, want, strict=True):
+        tf.testing.assert_close(g, w)
+
+
+def test_div_no_nan_has_no_gradient():
+    with pytest.raises(GradientError, match="gradient function not found for Equal"):
+        tf.grad(lambda a: tf.div_no_nan(a, tf.tensor([1.0, 0.0])))(tf.tensor([1.0, 2.0]))
+
+
+# The spec format cannot put a differentiated tensor inside a list argument: TF.js 4.22.0's
+# results for tf.grads((x, y, z) => tf.addN([x, y, z])) etc., with its tf.memory() deltas.
+def test_add_n_grad_matches_tfjs():
+    a, b = tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[5, 6], [7, 8]])
+    c, dy = a.clone(), tf.tensor2d([[1, 2], [3, 4]])
+    before = tf.memory()
+    grads = tf.grads(lambda x, y, z: tf.add_n([x, y, z]))([a, b, c], dy)
+    after = tf.memory()
+    assert [g.array_sync() for g in grads] == [[[1, 2], [3, 4]]] * 3
+    # Each gradient is a clone of dy: new tensors, no new buffers.
+    assert (
+        after.num_tensors - before.num_tensors,
+        after.num_data_buffers - before.num_data_buffers,
+    ) == (3, 0)
+
+    before = tf.memory()
+    grads = tf.grads(lambda x, y: tf.add_n([x, y, x]))([a, b])
+    after = tf.memory()
+    assert [g.array_sync() for g in grads] == [[[2, 2], [2, 2]], [[1, 1], [1, 1]]]
+    assert (
+        after.num_tensors - before.num_tensors,
+        after.num_data_buffers - before.num_data_buffers,
+    ) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("fn", "op_name"),
+    [
+        (tf.maximum, "Maximum"),
+        (tf.minimum, "Minimum"),
+        (tf.squared_difference, "SquaredDifference"),
+    ],
+)
+def test_broadcast_grads_are_reduced_where_tfjs_fails(fn, op_name):
+    """TF.js 4.22.0 raises "Error in gradient for op <op>. The gradient of input 'b' has shape
+    '2,2' ..." here; tidytensor sums the gradient back to each input's shape, as for add."""
+    a, b = tf.tensor2d([[1, 5], [3, 2]]), tf.tensor1d([2, 3])
+    da, db = tf.grads(fn)([a, b])
+    assert da.shape == [2, 2] and db.shape == [2]
+    full_a, full_b = tf.grads(fn)([a, tf.tensor2d([[2, 3], [2, 3]])])
+    np.testing.assert_allclose(da.numpy(), full_a.numpy())
+    np.testing.assert_allclose(db.numpy(), full_b.numpy().sum(axis=0))
+
+
+def test_mod_grad_with_reused_input_survives_accumulation():
+    """Mod's gradient for a is dy itself in TF.js; here a new tensor, so adding a's other
+    gradient in (which disposes the partial sums) leaves dy alive for b's gradient."""
+    a, b = tf.tensor([5.0, 7.5]), tf.tensor([3.0, 2.0])
+    da, db = tf.grads(lambda x, y: tf.add(tf.mod(x, y), tf.mul(x, 2)))([a, b])
+    assert da.array_sync() == [3.0, 3.0]
+    assert db.array_sync() == [-1.0, -3.0]
+
+
+def test_grads_leave_no_tensors_behind():
+    a, b = tf.tensor([[1.0, 2.0], [3.0, 4.0]]), tf.tensor([0.5, 2.0])
+    for fn in (tf.add, tf.sub, tf.mul, tf.div, tf.pow, tf.mod, tf.maximum, tf.minimum):
+        with tf.testing.assert_no_leaks(2):
+            tf.grads(fn)([a, b])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -461,3 +462,178 @@ def test_softplus_thresholds(v):
             got = values(tf.softplus(tf.tensor([w])))[0]
             want = np.float32(_ref("softplus", np.array([float(w)]))[0])
             assert got == pytest.approx(float(want), rel=3e-7), w
+
+
+# ---------------------------------------------------------------------------- gradients
+class GradSpec(NamedTuple):
+    name: str  # the op's name, then optionally a space and a variant
+    fn: object
+    low: float = -2.0
+    high: float = 2.0
+    kinks: tuple = ()  # points where fn is not differentiable: samples keep 0.05 away
+    shape: tuple = (2, 3)
+
+
+GRAD_OPS = [
+    GradSpec("abs", tf.abs, kinks=(0,)),
+    GradSpec("acos", tf.acos, -0.9, 0.9),
+    GradSpec("acosh", tf.acosh, 1.2, 3),
+    GradSpec("asin", tf.asin, -0.9, 0.9),
+    GradSpec("asinh", tf.asinh),
+    GradSpec("atan", tf.atan),
+    GradSpec("atanh", tf.atanh, -0.9, 0.9),
+    GradSpec("ceil", tf.ceil, kinks=(-2, -1, 0, 1, 2)),
+    GradSpec("clip_by_value", lambda x: tf.clip_by_value(x, -0.5, 1), kinks=(-0.5, 1)),
+    GradSpec("cos", tf.cos),
+    GradSpec("cosh", tf.cosh),
+    GradSpec("elu", tf.elu, -3, 2),
+    GradSpec("erf", tf.erf),
+    GradSpec("exp", tf.exp),
+    GradSpec("expm1", tf.expm1),
+    GradSpec("floor", tf.floor, kinks=(-2, -1, 0, 1, 2)),
+    GradSpec("is_finite", tf.is_finite),
+    GradSpec("is_inf", tf.is_inf),
+    GradSpec("is_nan", tf.is_nan),
+    GradSpec("leaky_relu", lambda x: tf.leaky_relu(x, 0.3), kinks=(0,)),
+    GradSpec("log", tf.log, 0.2, 3),
+    GradSpec("log1p", tf.log1p, -0.5, 3),
+    GradSpec("log_sigmoid", tf.log_sigmoid, -4, 4),
+    GradSpec("neg", tf.neg),
+    GradSpec("reciprocal", tf.reciprocal, 0.3, 2),
+    GradSpec("reciprocal negative", tf.reciprocal, -2, -0.3),
+    GradSpec("relu", tf.relu, kinks=(0,)),
+    GradSpec("relu6", tf.relu6, -2, 8, kinks=(0, 6)),
+    GradSpec("round", tf.round, kinks=(-1.5, -0.5, 0.5, 1.5)),
+    GradSpec("rsqrt", tf.rsqrt, 0.2, 3),
+    GradSpec("selu", tf.selu, -3, 2, kinks=(0,)),
+    GradSpec("sigmoid", tf.sigmoid, -4, 4),
+    GradSpec("sign", tf.sign, kinks=(0,)),
+    GradSpec("sin", tf.sin),
+    GradSpec("sinh", tf.sinh),
+    GradSpec("softplus", tf.softplus, -4, 4),
+    GradSpec("sqrt", tf.sqrt, 0.2, 3),
+    GradSpec("square", tf.square),
+    GradSpec("step", lambda x: tf.step(x, 0.5), kinks=(0,)),
+    GradSpec("tan", tf.tan, -1.2, 1.2),
+    GradSpec("tanh", tf.tanh),
+    GradSpec("chained", lambda x: x.square().add(1).sqrt().mul(x.sin()).exp()),
+]
+
+#: Ops with more than one differentiable input: each input's gradient is checked.
+GRAD_OPS_2 = [
+    ("atan2", tf.atan2, [(2, 3), (2, 3)], [(-2, 2), (0.5, 2)]),
+    ("atan2 broadcast", tf.atan2, [(2, 3), (3,)], [(0.5, 2), (-2, 2)]),
+    ("prelu", tf.prelu, [(2, 3), (2, 3)], [(-2, 2), (0.1, 0.9)]),
+    ("prelu broadcast alpha", tf.prelu, [(2, 3), (3,)], [(-2, 2), (0.1, 0.9)]),
+    ("prelu scalar alpha", tf.prelu, [(2, 3), ()], [(-2, 2), (0.1, 0.9)]),
+]
+
+
+def _away_from(x, kinks, gap=0.05):
+    for k in kinks:
+        near = np.abs(x - k) < gap
+        x = np.where(near, k + np.where(x >= k, gap, -gap), x)
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
+def test_check_grads(spec):
+    rng = np.random.default_rng(sum(map(ord, spec.name)))
+    x = _away_from(rng.uniform(spec.low, spec.high, spec.shape), spec.kinks)
+    tf.testing.check_grads(spec.fn, [tf.tensor(x, list(spec.shape))])
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "shapes", "ranges"), GRAD_OPS_2, ids=[g[0] for g in GRAD_OPS_2]
+)
+def test_check_grads_two_inputs(name, fn, shapes, ranges):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    args = [
+        tf.tensor(_away_from(rng.uniform(lo, hi, shape), (0,)), list(shape))
+        for shape, (lo, hi) in zip(shapes, ranges, strict=True)
+    ]
+    tf.testing.check_grads(fn, args)
+
+
+def test_grad_table_covers_every_op():
+    covered = {s.name.split()[0] for s in GRAD_OPS} | {g[0].split()[0] for g in GRAD_OPS_2}
+    assert set(basic_math.__all__) <= covered, set(basic_math.__all__) - covered
+
+
+def test_zero_gradients():
+    x = tf.tensor([-1.5, 0.0, 0.5, 2.0])
+    for fn in (tf.ceil, tf.floor, tf.round, tf.sign, tf.step, tf.is_finite, tf.is_inf, tf.is_nan):
+        assert tf.grad(fn)(x).array_sync() == [0.0] * 4
+
+
+def test_complex_abs_grad_matches_tfjs():
+    """tf.grad(abs) at a complex64 tensor: dy * step(real(x), -1), float32 (TF.js 4.22.0 gives
+    [1, -1, -1] and, with dy [2, 3], [2, -3]); complex tensors cannot be written in specs."""
+    x = tf.complex([1.0, -2.0, 0.0], [3.0, 4.0, 5.0])
+    g = tf.grad(tf.abs)(x)
+    assert (g.dtype, g.array_sync()) == ("float32", [1.0, -1.0, -1.0])
+    x2 = tf.complex([1.0, -2.0], [3.0, 4.0])
+    assert tf.grad(tf.abs)(x2, tf.tensor([2.0, 3.0])).array_sync() == [2.0, -3.0]
+
+
+def test_elu_grad_runs_the_elu_grad_kernel():
+    x = tf.tensor([-3.0, -1.0, 0.0, 0.5])
+    profile = tf.profile(lambda: tf.grad(tf.elu)(x))
+    assert "EluGrad" in profile.kernel_names
+    y = np.expm1(np.minimum(np.float32([-3.0, -1.0, 0.0, 0.5]), 0))
+    want = np.where(y >= 0, 1.0, y + 1.0).astype(np.float32)
+    np.testing.assert_array_equal(tf.grad(tf.elu)(x).numpy(), want)
+
+
+def test_elu_grad_kernel_directly():
+    dy = tf.tensor([2.0, -1.0, 3.0, float("nan")])
+    y = tf.tensor([0.5, -0.25, -1.0, -0.5])
+    got = basic_math._elu_grad(dy, y)
+    assert got.dtype == "float32"
+    np.testing.assert_array_equal(got.numpy(), np.float32([2.0, -0.75, 0.0, np.nan]))
+
+
+def test_log_sigmoid_uses_a_custom_gradient():
+    """TF.js's customGrad: the backward pass runs dy * sigmoid(-x) (Neg, Sigmoid, Multiply),
+    not the gradients of Neg, Softplus, Neg. TF.js 4.22.0's profile lists Neg, Softplus, Neg,
+    logSigmoid__op (its customGrad entry), Neg, Sigmoid, Multiply."""
+    x = tf.tensor([-30.0, 0.0, 30.0])
+    profile = tf.profile(lambda: tf.grad(tf.log_sigmoid)(x))
+    names = [k.name for k in profile.kernels if not k.name.endswith("__op")]
+    assert names == ["Neg", "Softplus", "Neg", "Neg", "Sigmoid", "Multiply"]
+    g = tf.grad(tf.log_sigmoid)(x).numpy()
+    np.testing.assert_allclose(g, [1.0, 0.5, 9.357623e-14], rtol=1e-5)
+
+
+def test_basic_math_grads_leave_no_tensors_behind():
+    x, x2 = tf.tensor([0.25, 0.5]), tf.tensor([0.5, 0.75])
+    extra = {"clip_by_value": (0.3, 0.6)}
+    for name in basic_math.__all__:
+        op = getattr(tf, name)
+
+        def fn(*xs, op=op, name=name):
+            return op(*xs, *extra.get(name, ()))
+
+        if name in ("atan2", "prelu"):
+            with tf.testing.assert_no_leaks(2):
+                tf.grads(fn)([x, x2])
+            continue
+        with tf.testing.assert_no_leaks(1):
+            tf.grad(fn)(x)
+
+
+def test_second_order_grads_match_tfjs():
+    """TF.js 4.22.0: d2/dx2 works through saved inputs (sin, log_sigmoid) but not through saved
+    outputs (tanh, exp, sigmoid, elu: "Cannot compute gradient of y=f(x) ...")."""
+    x = tf.tensor([0.3, -1.2, 2.0])
+
+    def second(f):
+        return tf.grad(lambda t: tf.grad(f)(t))(x)
+
+    np.testing.assert_allclose(second(tf.sin).numpy(), [-0.29552022, 0.93203908, -0.90929741])
+    np.testing.assert_allclose(
+        second(tf.log_sigmoid).numpy(), [-0.24445832, -0.17789444, -0.10499358], rtol=1e-6
+    )
+    for f in (tf.tanh, tf.exp, tf.sigmoid, tf.elu):
+        with pytest.raises(tf.errors.GradientError, match="Cannot compute gradient of y=f"):
+            second(f)

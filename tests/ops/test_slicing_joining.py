@@ -3,6 +3,8 @@ cases, errors and properties."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import tidytensor as tf
 from golden_util import call_case, case_ids, check_case, load_cases
+from tidytensor.errors import GradientError
 
 CASES = load_cases("slicing_joining")
 
@@ -483,3 +486,241 @@ def test_scatter_nd_matches_numpy_add_at(data):
     np.testing.assert_array_equal(
         tf.gather_nd(got, tf.tensor(idx, None, "int32")).numpy(), want[tuple(idx.T)]
     )
+
+
+# ---------------------------------------------------------------------------- gradients
+class GradSpec(NamedTuple):
+    name: str  # the op's name, then optionally a space and a variant
+    fn: object
+    shapes: list
+
+
+def _idx(values):
+    return tf.tensor(values, None, "int32")
+
+
+def _weighted(parts):
+    """Joins a list of outputs with a different weight each, so every part's dy differs."""
+    return tf.concat([tf.reshape(p, [-1]).mul(i + 1) for i, p in enumerate(parts)], 0)
+
+
+GRAD_OPS = [
+    GradSpec(
+        "boolean_mask_async",
+        lambda x: tf.boolean_mask_async(x, tf.tensor([True, False, True])),
+        [[3, 2]],
+    ),
+    GradSpec("concat", lambda a, b: tf.concat([a, b], 1), [[2, 3], [2, 1]]),
+    GradSpec("concat three with repeat", lambda a, b: tf.concat([a, b, a], -1), [[2, 2], [2, 1]]),
+    GradSpec("concat single", lambda a: tf.concat([a]), [[2, 3]]),
+    GradSpec("concat1d", lambda a, b: tf.concat1d([a, b]), [[2], [3]]),
+    GradSpec("concat2d", lambda a, b: tf.concat2d([a, b], 0), [[1, 3], [2, 3]]),
+    GradSpec("concat3d", lambda a, b: tf.concat3d([a, b], 2), [[1, 2, 1], [1, 2, 2]]),
+    GradSpec("concat4d", lambda a, b: tf.concat4d([a, b], 1), [[1, 1, 2, 1], [1, 2, 2, 1]]),
+    GradSpec("gather", lambda x: tf.gather(x, _idx([2, 0, 2])), [[3, 2]]),
+    GradSpec("gather axis 1", lambda x: tf.gather(x, _idx([[1, 1], [0, 2]]), 1), [[2, 3, 2]]),
+    GradSpec("gather batch_dims 1", lambda x: tf.gather(x, _idx([[2, 0], [1, 1]]), 1, 1), [[2, 3]]),
+    GradSpec("meshgrid", lambda x, y: _weighted(tf.meshgrid(x, y)), [[3], [2]]),
+    GradSpec("meshgrid ij", lambda x, y: _weighted(tf.meshgrid(x, y, indexing="ij")), [[3], [2]]),
+    GradSpec("reverse", lambda x: tf.reverse(x, [0, -1]), [[2, 3, 2]]),
+    GradSpec("reverse1d", tf.reverse1d, [[4]]),
+    GradSpec("reverse2d", lambda x: tf.reverse2d(x, 1), [[2, 3]]),
+    GradSpec("reverse3d", lambda x: tf.reverse3d(x, [1]), [[2, 3, 1]]),
+    GradSpec("reverse4d", lambda x: tf.reverse4d(x), [[1, 2, 3, 1]]),
+    GradSpec("slice", lambda x: tf.slice(x, [1, 0], [1, -1]), [[3, 4]]),
+    GradSpec("slice number begin", lambda x: tf.slice(x, 2), [[4, 2]]),
+    GradSpec("slice1d", lambda x: tf.slice1d(x, 1, 2), [[4]]),
+    GradSpec("slice2d", lambda x: tf.slice2d(x, [0, 1], [2, 2]), [[3, 3]]),
+    GradSpec("slice3d", lambda x: tf.slice3d(x, [0, 1, 0], [1, 1, 2]), [[2, 2, 2]]),
+    GradSpec("slice4d", lambda x: tf.slice4d(x, [1, 0, 0, 1], [1, 2, 1, 1]), [[2, 2, 2, 2]]),
+    GradSpec("split", lambda x: _weighted(tf.split(x, [1, 2], 1)), [[2, 3]]),
+    GradSpec("split one part used", lambda x: tf.split(x, 2, 0)[1], [[4, 3]]),
+    GradSpec("split single part", lambda x: tf.split(x, 1)[0], [[2, 3]]),
+    GradSpec("stack", lambda a, b: tf.stack([a, b], 1), [[2, 3], [2, 3]]),
+    GradSpec("stack negative axis", lambda a, b: tf.stack([b, a, b], -1), [[3], [3]]),
+    GradSpec("stack single", lambda a: tf.stack([a]), [[2, 2]]),
+    GradSpec("tile", lambda x: tf.tile(x, [2, 3]), [[2, 2]]),
+    GradSpec("tile 1d", lambda x: tf.tile(x, [3]), [[2]]),
+    GradSpec("tile 3d", lambda x: tf.tile(x, [1, 2, 2]), [[2, 1, 2]]),
+    GradSpec("tile 4d", lambda x: tf.tile(x, [2, 1, 1, 2]), [[1, 2, 1, 2]]),
+    GradSpec("unstack", lambda x: _weighted(tf.unstack(x, 1)), [[2, 3]]),
+    GradSpec("unstack one part used", lambda x: tf.unstack(x)[0], [[2, 3]]),
+    GradSpec("unstack single part", lambda x: tf.unstack(x, 0)[0], [[1, 3]]),
+]
+
+#: Ops of the family without a gradient, as in TF.js (catalog §2.3).
+NOT_DIFFERENTIABLE = {
+    "gather_nd": "GatherNd has no gradient (golden 'grad gatherND no gradient')",
+    "scatter_nd": "ScatterNd has no gradient",
+    "strided_slice": "StridedSlice has no gradient (golden 'grad stridedSlice no gradient')",
+    "tensor_scatter_update": "TensorScatterUpdate has no gradient (golden)",
+}
+
+
+@pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
+def test_check_grads(spec):
+    rng = np.random.default_rng(sum(map(ord, spec.name)))
+    args = [
+        tf.tensor(rng.uniform(-2, 2, shape).astype(np.float32), list(shape))
+        for shape in spec.shapes
+    ]
+    tf.testing.check_grads(spec.fn, args)
+
+
+def test_grad_table_covers_every_op():
+    from tidytensor.ops import slicing_joining
+
+    covered = {s.name.split()[0] for s in GRAD_OPS} | set(NOT_DIFFERENTIABLE)
+    assert set(slicing_joining.__all__) <= covered, set(slicing_joining.__all__) - covered
+
+
+def _memory_delta(fn):
+    before = tf.memory()
+    result = fn()
+    after = tf.memory()
+    return result, (
+        after.num_tensors - before.num_tensors,
+        after.num_data_buffers - before.num_data_buffers,
+    )
+
+
+# The spec format cannot put a differentiated tensor inside a list argument, nor take the
+# gradient of a function returning a list: TF.js 4.22.0's results for these tf.grads calls,
+# with its tf.memory() deltas (tensors, buffers).
+A = [[1, 2], [3, 4]]
+B = [[5, 6], [7, 8]]
+TFJS_LIST_GRADS = [
+    (
+        "concat axis 1",
+        lambda x, y: tf.concat([x, y], 1),
+        [A, [[9], [10]]],
+        [[1, 2, 3], [4, 5, 6]],
+        [[[1, 2], [4, 5]], [[3], [6]]],
+        (2, 2),
+    ),
+    (
+        "concat axis 0",
+        lambda x, y: tf.concat([x, y], 0),
+        [A, B],
+        [[1, 2], [3, 4], [5, 6], [7, 8]],
+        [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
+        (2, 2),
+    ),
+    (
+        "concat negative axis",
+        lambda x, y: tf.concat([x, y], -1),
+        [A, B],
+        None,
+        [[[1, 1], [1, 1]], [[1, 1], [1, 1]]],
+        (2, 2),
+    ),
+    (
+        "concat same tensor twice",
+        lambda x: tf.concat([x, x], 0),
+        [A],
+        [[1, 2], [3, 4], [5, 6], [7, 8]],
+        [[[6, 8], [10, 12]]],
+        (1, 1),
+    ),
+    (
+        "stack",
+        lambda x, y: tf.stack([x, y], 1),
+        [A, B],
+        [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
+        [[[1, 2], [5, 6]], [[3, 4], [7, 8]]],
+        (2, 2),
+    ),
+    ("stack single", lambda x: tf.stack([x], 0), [A], None, [[[1, 1], [1, 1]]], (1, 1)),
+    (
+        "stack negative axis",
+        lambda x, y: tf.stack([x, y], -1),
+        [A, B],
+        [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
+        [[[1, 3], [5, 7]], [[2, 4], [6, 8]]],
+        (2, 2),
+    ),
+    (
+        "split all parts",
+        lambda x: (lambda p: tf.concat([p[0].mul(2), p[1].mul(3)], 1))(tf.split(x, [1, 2], 1)),
+        [[[1, 2, 3], [4, 5, 6]]],
+        None,
+        [[[2, 3, 3], [2, 3, 3]]],
+        (1, 1),
+    ),
+    (
+        "split one part used",
+        lambda x: tf.split(x, [1, 2], 1)[1].mul(2),
+        [[[1, 2, 3], [4, 5, 6]]],
+        None,
+        [[[0, 2, 2], [0, 2, 2]]],
+        (1, 1),
+    ),
+    ("split even", lambda x: tf.split(x, 2, 0)[0], [[1, 2, 3, 4]], None, [[1, 1, 0, 0]], (1, 1)),
+    (
+        "unstack all parts",
+        lambda x: (lambda p: tf.stack([p[1].mul(2), p[0].mul(3)]))(tf.unstack(x, 1)),
+        [A],
+        None,
+        [[[3, 2], [3, 2]]],
+        (1, 1),
+    ),
+    ("unstack one part used", lambda x: tf.unstack(x)[1], [A], None, [[[0, 0], [1, 1]]], (1, 1)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "xs", "dy", "want", "delta"),
+    TFJS_LIST_GRADS,
+    ids=[g[0] for g in TFJS_LIST_GRADS],
+)
+def test_list_op_grads_match_tfjs(name, fn, xs, dy, want, delta):
+    xs = [tf.tensor(x) for x in xs]
+    dy = None if dy is None else tf.tensor(dy)
+    grads, got_delta = _memory_delta(lambda: tf.grads(fn)(xs, dy))
+    assert [g.array_sync() for g in grads] == want
+    assert all(g.dtype == "float32" for g in grads)
+    assert got_delta == delta
+
+
+def test_single_output_split_and_unstack_grads():
+    """With one output, SplitV and Unpack get that output's dy as a tensor; TF.js 4.22.0 then
+    fails ("Pass at least one tensor to concat", "Argument tensors passed to stack must be a
+    `Tensor[]`"), tidytensor joins the one gradient."""
+    x = tf.tensor([[1.0, 2.0]])
+    assert tf.grad(lambda t: tf.split(t, 1, 0)[0].mul(2))(x).array_sync() == [[2.0, 2.0]]
+    assert tf.grad(lambda t: tf.unstack(t, 0)[0].mul(2))(x).array_sync() == [[2.0, 2.0]]
+
+
+def test_gather_grad_wrt_indices_is_refused():
+    x, idx = tf.tensor([1.0, 2.0, 3.0]), _idx([0, 2])
+    with pytest.raises(GradientError, match="must have 'float32' dtype, but has 'int32'"):
+        tf.grads(lambda a, i: tf.gather(a, i))([x, idx])
+
+
+def test_tile_grad_rank_5_not_implemented():
+    x = tf.ones([1, 1, 1, 1, 2])
+    with pytest.raises(GradientError, match="not implemented for rank-5 tensors yet"):
+        tf.grad(lambda t: tf.tile(t, [1, 1, 1, 2, 1]))(x)
+
+
+def test_getitem_is_not_differentiable():
+    """Indexing runs StridedSlice, which has no gradient (as tf.stridedSlice in TF.js)."""
+    x = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(GradientError, match="gradient function not found for StridedSlice"):
+        tf.grad(lambda t: t[1])(x)
+
+
+def test_slicing_grads_leave_no_tensors_behind():
+    x = tf.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for fn in (
+        lambda t: tf.concat([t, t], 1),
+        lambda t: tf.stack([t, t]),
+        lambda t: tf.split(t, 3, 1)[2],
+        lambda t: tf.unstack(t)[0],
+        lambda t: tf.gather(t, _idx([1, 1]), 0),
+        lambda t: tf.reverse(t),
+        lambda t: tf.slice(t, [0, 1], [2, 1]),
+        lambda t: tf.tile(t, [2, 2]),
+    ):
+        with tf.testing.assert_no_leaks(1):
+            tf.grad(fn)(x)

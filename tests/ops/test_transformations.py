@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import tidytensor as tf
 from golden_util import call_case, case_ids, check_case, load_cases
+from tidytensor.errors import GradientError
 
 CASES = load_cases("transformations")
 
@@ -246,3 +249,102 @@ def test_depth_to_space_matches_reference(shape, data):
     x = np.arange(b * h * w * c * bs * bs, dtype=np.float32).reshape(b, h, w, c * bs * bs)
     want = x.reshape(b, h, w, bs, bs, c).transpose(0, 1, 3, 2, 4, 5).reshape(b, h * bs, w * bs, c)
     np.testing.assert_array_equal(tf.depth_to_space(tf.tensor(x), bs).numpy(), want)
+
+
+# ---------------------------------------------------------------------------- gradients
+class GradSpec(NamedTuple):
+    name: str  # the op's name, then optionally a space and a variant
+    fn: object
+    shape: list
+
+
+GRAD_OPS = [
+    GradSpec(
+        "batch_to_space_nd",
+        lambda x: tf.batch_to_space_nd(x, [2, 2], [[0, 0], [0, 0]]),
+        [4, 1, 2, 2],
+    ),
+    GradSpec(
+        "batch_to_space_nd cropped",
+        lambda x: tf.batch_to_space_nd(x, [2, 2], [[0, 1], [1, 0]]),
+        [4, 2, 2, 1],
+    ),
+    GradSpec("batch_to_space_nd 3d", lambda x: tf.batch_to_space_nd(x, [3], [[1, 2]]), [3, 2, 1]),
+    GradSpec("broadcast_to", lambda x: tf.broadcast_to(x, [3, 2, 3]), [2, 1]),
+    GradSpec("broadcast_to same shape", lambda x: tf.broadcast_to(x, [2, 3]), [2, 3]),
+    GradSpec("cast", lambda x: tf.cast(x, "float32"), [2, 3]),
+    GradSpec("ensure_shape", lambda x: tf.ensure_shape(x, [2, 3]), [2, 3]),
+    GradSpec("expand_dims", lambda x: tf.expand_dims(x, 1), [2, 3]),
+    # TF.js's MirrorPad gradient slices the input's part out of dy and drops the mirrored
+    # copies' share (test_mirror_pad_grad_is_tfjs_slice): it is the derivative only where
+    # nothing is mirrored.
+    GradSpec("mirror_pad", lambda x: tf.mirror_pad(x, [[0, 0], [0, 0]], "reflect"), [2, 3]),
+    GradSpec("pad", lambda x: tf.pad(x, [[1, 0], [2, 1]], 5), [2, 3]),
+    GradSpec("pad1d", lambda x: tf.pad1d(x, [2, 1]), [3]),
+    GradSpec("pad2d", lambda x: tf.pad2d(x, [[0, 1], [1, 1]]), [2, 3]),
+    GradSpec("pad3d", lambda x: tf.pad3d(x, [[0, 1], [1, 0], [1, 1]]), [1, 2, 3]),
+    GradSpec("pad4d", lambda x: tf.pad4d(x, [[1, 0], [0, 1], [0, 0], [2, 0]]), [1, 2, 1, 3]),
+    GradSpec("reshape", lambda x: tf.reshape(x, [3, 2]), [2, 3]),
+    GradSpec(
+        "space_to_batch_nd",
+        lambda x: tf.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]]),
+        [1, 2, 4, 2],
+    ),
+    GradSpec(
+        "space_to_batch_nd padded",
+        lambda x: tf.space_to_batch_nd(x, [2, 2], [[1, 1], [2, 0]]),
+        [2, 2, 2, 1],
+    ),
+    GradSpec("squeeze", lambda x: tf.squeeze(x), [1, 3, 1, 2]),
+    GradSpec("chained", lambda x: x.expand_dims(0).reshape([6]).pad([[1, 1]]).square(), [2, 3]),
+]
+
+#: Ops of the family without a gradient, as in TF.js (catalog §2.3).
+NOT_DIFFERENTIABLE = {
+    "broadcast_args": "int32 shapes in and out; BroadcastArgs has no gradient",
+    "depth_to_space": "DepthToSpace has no gradient (golden 'grad depthToSpace no gradient')",
+    "setdiff1d_async": "n/a: builds its results from data it reads",
+}
+
+
+@pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
+def test_check_grads(spec):
+    rng = np.random.default_rng(sum(map(ord, spec.name)))
+    x = rng.uniform(-2, 2, spec.shape).astype(np.float32)
+    tf.testing.check_grads(spec.fn, [tf.tensor(x, list(spec.shape))])
+
+
+def test_grad_table_covers_every_op():
+    from tidytensor.ops import transformations
+
+    covered = {s.name.split()[0] for s in GRAD_OPS} | set(NOT_DIFFERENTIABLE)
+    assert set(transformations.__all__) <= covered, set(transformations.__all__) - covered
+
+
+def test_mirror_pad_grad_is_tfjs_slice():
+    """TF.js's MirrorPad gradient only slices the input's part out of dy: the reflected
+    copies' gradients are dropped (not the true derivative), as the golden cases record."""
+    x = tf.tensor([1.0, 2.0, 3.0])
+    g = tf.grad(lambda t: tf.mirror_pad(t, [[2, 2]], "reflect"))(
+        x, tf.tensor([1.0, 2, 3, 4, 5, 6, 7])
+    )
+    assert g.array_sync() == [3.0, 4.0, 5.0]
+
+
+def test_broadcast_to_rank_5_grad_not_implemented():
+    x = tf.tensor([1.0, 2.0])
+    with pytest.raises(GradientError, match="not implemented for rank-5 tensors yet"):
+        tf.grad(lambda t: tf.broadcast_to(t, [2, 1, 1, 1, 2]))(x)
+
+
+def test_transformation_grads_leave_no_tensors_behind():
+    x = tf.tensor([[1.0, 2.0, 3.0, 4.0]])
+    for fn in (
+        lambda t: tf.pad(t, [[1, 1], [0, 2]]),
+        lambda t: tf.mirror_pad(t, [[0, 0], [1, 1]], "symmetric"),
+        lambda t: tf.broadcast_to(t, [3, 4]),
+        lambda t: tf.space_to_batch_nd(tf.reshape(t, [1, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]]),
+        lambda t: tf.squeeze(t),
+    ):
+        with tf.testing.assert_no_leaks(1):
+            tf.grad(fn)(x)

@@ -5,4 +5,18 @@ Importing this package registers every GradConfig; the list is explicit, not dis
 
 from __future__ import annotations
 
-from . import arithmetic, basic_math, convolution, creation, image, logical, matrices, normalization, reduction, scan, segment, slicing_joining, transformations  # noqa: F401
+from . import (  # noqa: F401
+    arithmetic,
+    basic_math,
+    convolution,
+    creation,
+    image,
+    logical,
+    matrices,
+    normalization,
+    reduction,
+    scan,
+    segment,
+    slicing_joining,
+    transformations,
+)

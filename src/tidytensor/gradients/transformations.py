@@ -1,4 +1,10 @@
-"""Gradients of the transformation kernels."""
+"""Gradients of the transformation kernels (TF.js's Cast_grad.ts, Reshape_grad.ts,
+ExpandDims_grad.ts, PadV2_grad.ts, MirrorPad_grad.ts, BatchToSpaceND_grad.ts,
+SpaceToBatchND_grad.ts).
+
+``broadcast_to`` runs the Tile kernel (its gradient is in slicing_joining.py); TF.js's
+BroadcastTo gradient belongs to a kernel no op runs, so none is registered.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +19,41 @@ def _cast_grad(dy, saved, attrs):
 
 
 def _reshape_grad(dy, saved, attrs):
+    """Reshape and ExpandDims: back to the input's shape."""
     from ..ops.transformations import reshape
 
     (x,) = saved
     return (lambda: reshape(dy, list(x._shape)),)
 
 
+def _pad_grad(dy, saved, attrs):
+    """PadV2 and MirrorPad: the input's part of dy, sliced out."""
+    from ..ops.slicing_joining import slice as slice_
+
+    (x,) = saved
+    begin = [p[0] for p in attrs["paddings"]]
+    return (lambda: slice_(dy, begin, list(x._shape)),)
+
+
+def _batch_to_space_nd_grad(dy, saved, attrs):
+    from ..ops.transformations import space_to_batch_nd
+
+    return (lambda: space_to_batch_nd(dy, attrs["block_shape"], attrs["crops"]),)
+
+
+def _space_to_batch_nd_grad(dy, saved, attrs):
+    from ..ops.transformations import batch_to_space_nd
+
+    return (lambda: batch_to_space_nd(dy, attrs["block_shape"], attrs["paddings"]),)
+
+
 for _config in (
     GradConfig(k.CAST, _cast_grad),
     GradConfig(k.RESHAPE, _reshape_grad, inputs_to_save=(0,)),
     GradConfig(k.EXPAND_DIMS, _reshape_grad, inputs_to_save=(0,)),
+    GradConfig(k.PAD_V2, _pad_grad, inputs_to_save=(0,)),
+    GradConfig(k.MIRROR_PAD, _pad_grad, inputs_to_save=(0,)),
+    GradConfig(k.BATCH_TO_SPACE_ND, _batch_to_space_nd_grad),
+    GradConfig(k.SPACE_TO_BATCH_ND, _space_to_batch_nd_grad),
 ):
     register_gradient(_config)

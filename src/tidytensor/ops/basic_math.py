@@ -507,6 +507,13 @@ def elu(x: Any) -> Tensor:
     return _unary(k.ELU, x, "elu", FLOAT32)
 
 
+@op(name="eluGrad")
+def _elu_grad(dy: Tensor, y: Tensor) -> Tensor:
+    """The EluGrad kernel: ``y >= 0 ? dy : dy * (y + 1)`` for ``y = elu(x)``; used by Elu's
+    gradient. Not a public op."""
+    return run_kernel(k.ELU_GRAD, (dy, y))
+
+
 @op
 def selu(x: Any) -> Tensor:
     """Scaled exponential linear unit.
@@ -539,13 +546,26 @@ def softplus(x: Any) -> Tensor:
 
 @op
 def log_sigmoid(x: Any) -> Tensor:
-    """Element-wise ``log(sigmoid(x))``, computed as ``-softplus(-x)`` (as TF.js does).
+    """Element-wise ``log(sigmoid(x))``, computed as ``-softplus(-x)``, with TF.js's custom
+    gradient ``dy * sigmoid(-x)``.
 
     >>> np.round(tf.log_sigmoid(tf.tensor1d([0])).array_sync(), 4).tolist()
     [-0.6931]
+    >>> tf.grad(tf.log_sigmoid)(tf.tensor1d([0])).array_sync()
+    [0.5]
     """
+    from ..autodiff import custom_grad
+    from .arithmetic import mul
+
     x = convert_to_tensor(x, "x", "logSigmoid")
-    return neg(softplus(neg(x)))
+
+    def forward(x: Tensor, save: Any) -> dict:
+        def grad_func(dy: Tensor, saved: list[Tensor]) -> Tensor:
+            return mul(dy, sigmoid(neg(x)))
+
+        return {"value": neg(softplus(neg(x))), "grad_func": grad_func}
+
+    return custom_grad(forward)(x)
 
 
 @op

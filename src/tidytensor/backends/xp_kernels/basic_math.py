@@ -320,6 +320,15 @@ def elu(x, *, xp):
     return _in_double("Elu", lambda v: xp.where(v >= 0, v, xp.exp(v) - 1.0), x, xp)
 
 
+def elu_grad(dy, y, *, xp):
+    """``y >= 0 ? dy : dy * (y + 1)``, float32 (TF.js multiplies in double, then rounds)."""
+    if dy.dtype.kind == "c" or y.dtype.kind == "c":
+        raise complex_error("eluGrad")
+    with xp.errstate(over="ignore", invalid="ignore"):
+        scaled = dy.astype(xp.float64) * (y.astype(xp.float64) + 1.0)
+        return xp.where(y >= 0, dy, scaled).astype(xp.float32)
+
+
 def selu(x, *, xp):
     if x.dtype.kind == "f":
         out = xp.expm1(xp.minimum(x, 0))
@@ -393,6 +402,7 @@ KERNELS = {
     k.COS: cos,
     k.COSH: cosh,
     k.ELU: elu,
+    k.ELU_GRAD: elu_grad,
     k.ERF: erf,
     k.EXP: exp,
     k.EXPM1: expm1,

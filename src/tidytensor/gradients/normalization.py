@@ -43,15 +43,23 @@ def _fused_batch_norm_grad(dy, saved, attrs):
 
     def der_x():
         if mean.rank == 1:
-            tiled = ops.tile(ops.reshape(one_over_sqrt_variance, [1, 1, 1, mean._shape[0]]), tile_shape)
+            tiled = ops.tile(
+                ops.reshape(one_over_sqrt_variance, [1, 1, 1, mean._shape[0]]), tile_shape
+            )
             return ops.reshape(ops.mul(ops.mul(dy, tiled), scale_value), list(x._shape))
-        return ops.reshape(ops.mul(ops.mul(dy, one_over_sqrt_variance), scale_value), list(x._shape))
+        return ops.reshape(
+            ops.mul(ops.mul(dy, one_over_sqrt_variance), scale_value), list(x._shape)
+        )
 
     def der_mean():
-        return reduce_to_mean(ops.mul(ops.mul(one_over_sqrt_variance, ops.scalar(-1)), dy_times_scale_value))
+        return reduce_to_mean(
+            ops.mul(ops.mul(one_over_sqrt_variance, ops.scalar(-1)), dy_times_scale_value)
+        )
 
     def der_variance():
-        return reduce_to_mean(ops.mul(ops.mul(minus_half_r_cube, x_minus_mean), dy_times_scale_value))
+        return reduce_to_mean(
+            ops.mul(ops.mul(minus_half_r_cube, x_minus_mean), dy_times_scale_value)
+        )
 
     def der_scale():
         return reduce_to_mean(ops.mul(dy, ops.mul(x_minus_mean, one_over_sqrt_variance)))

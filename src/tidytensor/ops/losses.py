@@ -119,7 +119,9 @@ def compute_weighted_loss(losses: Any, weights: Any = None, reduction: Any = _DE
 
 
 @op
-def absolute_difference(labels: Any, predictions: Any, weights: Any = None, reduction: Any = _DEFAULT) -> Tensor:
+def absolute_difference(
+    labels: Any, predictions: Any, weights: Any = None, reduction: Any = _DEFAULT
+) -> Tensor:
     """Weighted ``|labels - predictions|``, reduced.
 
     >>> tf.losses.absolute_difference([1, 2], [2, 0]).array_sync()
@@ -151,13 +153,17 @@ def cosine_distance(
 
 
 @op
-def hinge_loss(labels: Any, predictions: Any, weights: Any = None, reduction: Any = _DEFAULT) -> Tensor:
+def hinge_loss(
+    labels: Any, predictions: Any, weights: Any = None, reduction: Any = _DEFAULT
+) -> Tensor:
     """Weighted ``relu(1 - (2 * labels - 1) * predictions)`` (labels are 0 or 1), reduced.
 
     >>> tf.losses.hinge_loss([1, 0], [0.5, -2]).array_sync()
     0.25
     """
-    labels, predictions, weights = _convert(labels, predictions, weights, ("labels", "predictions"), "hingeLoss")
+    labels, predictions, weights = _convert(
+        labels, predictions, weights, ("labels", "predictions"), "hingeLoss"
+    )
     one = scalar(1)
     labels = sub(mul(scalar(2), labels), one)  # {0, 1} -> {-1, 1}
     losses = relu(sub(one, mul(labels, predictions)))
@@ -166,7 +172,11 @@ def hinge_loss(labels: Any, predictions: Any, weights: Any = None, reduction: An
 
 @op
 def huber_loss(
-    labels: Any, predictions: Any, weights: Any = None, delta: float = 1.0, reduction: Any = _DEFAULT
+    labels: Any,
+    predictions: Any,
+    weights: Any = None,
+    delta: float = 1.0,
+    reduction: Any = _DEFAULT,
 ) -> Tensor:
     """Weighted Huber loss: quadratic for errors up to ``delta``, linear beyond, reduced.
 
@@ -175,7 +185,9 @@ def huber_loss(
     """
     if delta is None:
         delta = 1.0
-    labels, predictions, weights = _convert(labels, predictions, weights, ("labels", "predictions"), "huberLoss")
+    labels, predictions, weights = _convert(
+        labels, predictions, weights, ("labels", "predictions"), "huberLoss"
+    )
     delta_scalar = scalar(delta)
     error = abs_(sub(predictions, labels))
     quadratic = minimum(error, delta_scalar)
@@ -186,7 +198,11 @@ def huber_loss(
 
 @op
 def log_loss(
-    labels: Any, predictions: Any, weights: Any = None, epsilon: float = 1e-7, reduction: Any = _DEFAULT
+    labels: Any,
+    predictions: Any,
+    weights: Any = None,
+    epsilon: float = 1e-7,
+    reduction: Any = _DEFAULT,
 ) -> Tensor:
     """Weighted binary cross-entropy of probabilities ``predictions``, reduced.
 
@@ -195,7 +211,9 @@ def log_loss(
     """
     if epsilon is None:
         epsilon = 1e-7
-    labels, predictions, weights = _convert(labels, predictions, weights, ("labels", "predictions"), "logLoss")
+    labels, predictions, weights = _convert(
+        labels, predictions, weights, ("labels", "predictions"), "logLoss"
+    )
     one = scalar(1)
     epsilon_scalar = scalar(epsilon)
     l1 = neg(mul(labels, log(add(predictions, epsilon_scalar))))
@@ -205,7 +223,9 @@ def log_loss(
 
 
 @op
-def mean_squared_error(labels: Any, predictions: Any, weights: Any = None, reduction: Any = _DEFAULT) -> Tensor:
+def mean_squared_error(
+    labels: Any, predictions: Any, weights: Any = None, reduction: Any = _DEFAULT
+) -> Tensor:
     """Weighted ``(labels - predictions) ** 2``, reduced.
 
     >>> tf.losses.mean_squared_error([0, 0], [1, 3]).array_sync()
@@ -255,7 +275,8 @@ def sigmoid_cross_entropy(
         one = scalar(1)
         half = scalar(0.5)
         multi_class_labels = add(
-            mul(multi_class_labels, sub(one, label_smoothing_scalar)), mul(half, label_smoothing_scalar)
+            mul(multi_class_labels, sub(one, label_smoothing_scalar)),
+            mul(half, label_smoothing_scalar),
         )
     losses = _sigmoid_cross_entropy_with_logits(multi_class_labels, logits)
     return compute_weighted_loss(losses, weights, reduction)
@@ -316,7 +337,8 @@ def softmax_cross_entropy(
         one = scalar(1)
         num_classes = scalar(onehot_labels._shape[1])
         onehot_labels = add(
-            mul(onehot_labels, sub(one, label_smoothing_scalar)), div(label_smoothing_scalar, num_classes)
+            mul(onehot_labels, sub(one, label_smoothing_scalar)),
+            div(label_smoothing_scalar, num_classes),
         )
     losses = _softmax_cross_entropy_with_logits(onehot_labels, logits)
     return compute_weighted_loss(losses, weights, reduction)

@@ -113,9 +113,13 @@ def batch_norm(
             "Batch normalization gradient requires mean and variance to have equal ranks."
         )
     if offset is not None and mean.rank != offset.rank:
-        raise ShapeError("Batch normalization gradient requires mean and offset to have equal ranks.")
+        raise ShapeError(
+            "Batch normalization gradient requires mean and offset to have equal ranks."
+        )
     if scale is not None and mean.rank != scale.rank:
-        raise ShapeError("Batch normalization gradient requires mean and scale to have equal ranks.")
+        raise ShapeError(
+            "Batch normalization gradient requires mean and scale to have equal ranks."
+        )
     x4d = _x_as_4d(x)
     # The engine takes no missing inputs: absent scale/offset are left out of the input
     # tuple (kept in kernel_names order) and the attrs say which ones are there.
@@ -147,7 +151,12 @@ def _batch_norm_nd(rank: int, x, mean, variance, offset, scale, variance_epsilon
 
 @op
 def batch_norm2d(
-    x: Any, mean: Any, variance: Any, offset: Any = None, scale: Any = None, variance_epsilon: float | None = None
+    x: Any,
+    mean: Any,
+    variance: Any,
+    offset: Any = None,
+    scale: Any = None,
+    variance_epsilon: float | None = None,
 ) -> Tensor:
     """``batch_norm`` for a rank-2 ``x`` (parameters of rank 1 or 2).
 
@@ -159,7 +168,12 @@ def batch_norm2d(
 
 @op
 def batch_norm3d(
-    x: Any, mean: Any, variance: Any, offset: Any = None, scale: Any = None, variance_epsilon: float | None = None
+    x: Any,
+    mean: Any,
+    variance: Any,
+    offset: Any = None,
+    scale: Any = None,
+    variance_epsilon: float | None = None,
 ) -> Tensor:
     """``batch_norm`` for a rank-3 ``x`` (parameters of rank 1 or 3).
 
@@ -171,7 +185,12 @@ def batch_norm3d(
 
 @op
 def batch_norm4d(
-    x: Any, mean: Any, variance: Any, offset: Any = None, scale: Any = None, variance_epsilon: float | None = None
+    x: Any,
+    mean: Any,
+    variance: Any,
+    offset: Any = None,
+    scale: Any = None,
+    variance_epsilon: float | None = None,
 ) -> Tensor:
     """``batch_norm`` for a rank-4 ``x`` (parameters of rank 1 or 4).
 
@@ -204,7 +223,9 @@ def local_response_normalization(
     """
     x = convert_to_tensor(x, "x", "localResponseNormalization")
     if x.rank not in (3, 4):
-        raise ShapeError(f"Error in localResponseNormalization: x must be rank 3 or 4 but got rank {x.rank}.")
+        raise ShapeError(
+            f"Error in localResponseNormalization: x must be rank 3 or 4 but got rank {x.rank}."
+        )
     if not _is_int(depth_radius):
         raise InvalidArgumentError(
             "Error in localResponseNormalization: depthRadius must be an integer but got "
@@ -222,7 +243,13 @@ def local_response_normalization(
 
 @op(name="localResponseNormalizationBackprop")
 def lrn_backprop(
-    x: Tensor, y: Tensor, dy: Tensor, depth_radius: int = 5, bias: float = 1, alpha: float = 1, beta: float = 0.5
+    x: Tensor,
+    y: Tensor,
+    dy: Tensor,
+    depth_radius: int = 5,
+    bias: float = 1,
+    alpha: float = 1,
+    beta: float = 0.5,
 ) -> Tensor:
     """The gradient of ``local_response_normalization`` (the LRNGrad kernel); used by LRN's
     gradient. Not a public op."""
@@ -305,7 +332,9 @@ def moments(x: Any, axis: Any = None, keep_dims: bool = False, *, axes: Any = No
 
 # ---------------------------------------------------------------------------- sparse to dense
 @op
-def sparse_to_dense(sparse_indices: Any, sparse_values: Any, output_shape: Any, default_value: Any = 0) -> Tensor:
+def sparse_to_dense(
+    sparse_indices: Any, sparse_values: Any, output_shape: Any, default_value: Any = 0
+) -> Tensor:
     """A dense tensor of ``output_shape`` filled with ``default_value``, with
     ``sparse_values`` written at ``sparse_indices`` (int32: a scalar, a vector of positions
     for a rank-1 output, or an ``[n, rank]`` matrix). A scalar value is written everywhere.
@@ -315,8 +344,12 @@ def sparse_to_dense(sparse_indices: Any, sparse_values: Any, output_shape: Any, 
     """
     output_shape = list(assert_non_negative_integer_dimensions(output_shape, "sparseToDense"))
     sparse_indices = convert_to_tensor(sparse_indices, "sparseIndices", "sparseToDense", "int32")
-    sparse_values = convert_to_tensor(sparse_values, "sparseValues", "sparseToDense", "string_or_numeric")
-    default_value = convert_to_tensor(default_value, "defaultValue", "sparseToDense", sparse_values.dtype)
+    sparse_values = convert_to_tensor(
+        sparse_values, "sparseValues", "sparseToDense", "string_or_numeric"
+    )
+    default_value = convert_to_tensor(
+        default_value, "defaultValue", "sparseToDense", sparse_values.dtype
+    )
     if sparse_indices.dtype != "int32":
         raise InvalidArgumentError(
             "tf.sparseToDense() expects the indices to be int32 type, but the dtype was "
@@ -333,7 +366,9 @@ def sparse_to_dense(sparse_indices: Any, sparse_values: Any, output_shape: Any, 
         raise ShapeError(
             f"outputShape has incorrect number of elements:, {len(output_shape)}, should be: {num_dims}."
         )
-    if not (sparse_values.rank == 0 or (sparse_values.rank == 1 and sparse_values.size == num_elems)):
+    if not (
+        sparse_values.rank == 0 or (sparse_values.rank == 1 and sparse_values.size == num_elems)
+    ):
         raise ShapeError(
             f"sparseValues has incorrect shape {shape_str(sparse_values._shape)}, "
             f"should be [] or [{num_elems}]"
@@ -341,5 +376,7 @@ def sparse_to_dense(sparse_indices: Any, sparse_values: Any, output_shape: Any, 
     if sparse_values.dtype != default_value.dtype:
         raise InvalidArgumentError("sparseValues.dtype must match defaultValues.dtype")
     return run_kernel(
-        k.SPARSE_TO_DENSE, (sparse_indices, sparse_values, default_value), {"output_shape": output_shape}
+        k.SPARSE_TO_DENSE,
+        (sparse_indices, sparse_values, default_value),
+        {"output_shape": output_shape},
     )

@@ -107,7 +107,9 @@ def softmax(logits, *, xp, dim):
             f"Logits was rank {rank} and dim was {dim}"
         )
     if rank == 0:
-        raise InvalidArgumentError("All values in axis param must be in range [-0, 0) but got axis -1")
+        raise InvalidArgumentError(
+            "All values in axis param must be in range [-0, 0) but got axis -1"
+        )
     if logits.size == 0:
         return xp.zeros(logits.shape, xp.float32)
     # As TF.js's kernel: Max, Sub, Exp, Sum, RealDiv, each result stored as float32.
@@ -147,7 +149,9 @@ def sparse_to_dense(sparse_indices, sparse_values, default_value, *, xp, output_
     bad = (flat < 0) | (flat >= size)
     if bad.any():
         row = rows[int(xp.argmax(bad))]
-        raise InvalidArgumentError(f"Invalid indices: {_js_list(row)} does not index into {_js_list(shape)}")
+        raise InvalidArgumentError(
+            f"Invalid indices: {_js_list(row)} does not index into {_js_list(shape)}"
+        )
     values = sparse_values.reshape(-1)
     if sparse_values.ndim == 0:
         out[flat] = values[0]

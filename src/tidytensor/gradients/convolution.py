@@ -1,0 +1,175 @@
+"""Gradients of the convolution and pooling kernels (TF.js's Conv2D_grad.ts, MaxPool_grad.ts...).
+
+The fused ops (tf.fused.*) carry their own gradients through ``custom_grad`` (ops/fused.py).
+"""
+
+from __future__ import annotations
+
+from .. import kernel_names as k
+from ..backends.xp_kernels.convolution import (
+    either_strides_or_dilations_are_one,
+    tuple_values_are_one,
+)
+from ..backends.xp_kernels.convolution import (
+    js_format as js_str,
+)
+from ..errors import GradientError, InvalidArgumentError, ShapeError
+from ..kernel_registry import GradConfig, register_gradient
+
+
+def _conv():
+    from ..ops import convolution
+
+    return convolution
+
+
+def _conv2d_grad(dy, saved, attrs):
+    x4, filt = saved
+    dilations = attrs.get("dilations", (1, 1))
+    if not tuple_values_are_one(dilations):
+        raise GradientError(
+            "Error in gradient of conv2D: dilation rates greater than 1 are not yet supported in gradients. "
+            f"Got dilations '{js_str(dilations)}'"
+        )
+    c = _conv()
+    strides, pad, fmt = attrs["strides"], attrs["pad"], attrs["data_format"]
+    return (
+        lambda: c._conv2d_backprop_input(x4._shape, dy, filt, strides, pad, fmt),
+        lambda: c._conv2d_backprop_filter(x4, dy, filt._shape, strides, pad, fmt),
+    )
+
+
+def _conv2d_backprop_input_grad(ddx, saved, attrs):
+    dy, filt = saved
+    c = _conv()
+    strides, pad, fmt, mode = (
+        attrs["strides"],
+        attrs["pad"],
+        attrs["data_format"],
+        attrs["dim_rounding_mode"],
+    )
+    return (
+        lambda: c.conv2d(ddx, filt, strides, pad, fmt, 1, mode),
+        lambda: c._conv2d_backprop_filter(ddx, dy, filt._shape, strides, pad, fmt, mode),
+    )
+
+
+def _conv3d_grad(dy, saved, attrs):
+    dilations = attrs.get("dilations", (1, 1, 1))
+    if not tuple_values_are_one(dilations):
+        raise GradientError(
+            "Error in gradient of conv3D: dilation rates greater than 1 are not yet supported in gradients. "
+            f"Got dilations '{js_str(dilations)}'"
+        )
+    x5, filt = saved
+    c = _conv()
+    strides, pad = attrs["strides"], attrs["pad"]
+    return (
+        lambda: c._conv3d_backprop_input(x5._shape, dy, filt, strides, pad),
+        lambda: c._conv3d_backprop_filter(x5, dy, filt._shape, strides, pad),
+    )
+
+
+def _depthwise_grad(dy, saved, attrs):
+    strides, pad, mode = attrs["strides"], attrs["pad"], attrs.get("dim_rounding_mode")
+    dilations = attrs.get("dilations")
+    dilations = [1, 1] if dilations is None else dilations
+    if not tuple_values_are_one(dilations):
+        raise GradientError(
+            "Error in gradient of depthwiseConv2dNative: dilation rates greater than 1 are not yet supported. "
+            f"Got dilations '{js_str(dilations)}'"
+        )
+    x, filt = saved
+    if x.rank != 4:
+        raise ShapeError(
+            f"Error in gradient of depthwiseConv2dNative: input must be rank 4, but got rank {x.rank}."
+        )
+    if filt.rank != 4:
+        raise ShapeError(
+            f"Error in gradient of depthwiseConv2dNative: filter must be rank 4, but got rank {filt.rank}."
+        )
+    if x._shape[3] != filt._shape[2]:
+        raise ShapeError(
+            f"Error in gradient of depthwiseConv2d: number of input channels ({x._shape[3]}) must match the "
+            f"inChannels dimension in filter {filt._shape[2]}."
+        )
+    if not either_strides_or_dilations_are_one(strides, dilations):
+        raise InvalidArgumentError(
+            "Error in gradient of depthwiseConv2d: Either strides or dilations must be  1. "
+            f"Got strides {js_str(strides)} and dilations '{js_str(dilations)}'."
+        )
+    c = _conv()
+    c.check_pad_on_dim_rounding_mode("depthwiseConv2d", pad, mode)
+    return (
+        lambda: c._depthwise_backprop_input(x._shape, dy, filt, strides, pad, dilations, mode),
+        lambda: c._depthwise_backprop_filter(x, dy, filt._shape, strides, pad, dilations, mode),
+    )
+
+
+def _dilation2d_grad(dy, saved, attrs):
+    from ..engine import ENGINE
+
+    x, filt = saved
+    return (
+        lambda: ENGINE.run_kernel(k.DILATION2D_BACKPROP_INPUT, (x, filt, dy), attrs),
+        lambda: ENGINE.run_kernel(k.DILATION2D_BACKPROP_FILTER, (x, filt, dy), attrs),
+    )
+
+
+def _avg_pool_grad(dy, saved, attrs):
+    (x,) = saved
+    c = _conv()
+    return (lambda: c._avg_pool_grad(dy, x, attrs["filter_size"], attrs["strides"], attrs["pad"]),)
+
+
+def _avg_pool3d_grad(dy, saved, attrs):
+    (x,) = saved
+    c = _conv()
+    return (
+        lambda: c._avg_pool3d_grad(
+            dy,
+            x,
+            attrs["filter_size"],
+            attrs["strides"],
+            attrs["pad"],
+            attrs.get("dim_rounding_mode"),
+        ),
+    )
+
+
+def _max_pool_grad(dy, saved, attrs):
+    x, y = saved
+    c = _conv()
+    return (
+        lambda: c._max_pool_grad(dy, x, y, attrs["filter_size"], attrs["strides"], attrs["pad"]),
+    )
+
+
+def _max_pool3d_grad(dy, saved, attrs):
+    x, y = saved
+    c = _conv()
+    return (
+        lambda: c._max_pool3d_grad(
+            dy,
+            x,
+            y,
+            attrs["filter_size"],
+            attrs["strides"],
+            attrs["pad"],
+            attrs.get("dim_rounding_mode"),
+        ),
+    )
+
+
+for _config in (
+    GradConfig(k.CONV2D, _conv2d_grad, inputs_to_save=(0, 1)),
+    GradConfig(k.CONV2D_BACKPROP_INPUT, _conv2d_backprop_input_grad, inputs_to_save=(0, 1)),
+    GradConfig(k.CONV3D, _conv3d_grad, inputs_to_save=(0, 1)),
+    GradConfig(k.DEPTHWISE_CONV2D_NATIVE, _depthwise_grad, inputs_to_save=(0, 1)),
+    GradConfig(k.DILATION2D, _dilation2d_grad, inputs_to_save=(0, 1)),
+    GradConfig(k.AVG_POOL, _avg_pool_grad, inputs_to_save=(0,)),
+    GradConfig(k.AVG_POOL3D, _avg_pool3d_grad, inputs_to_save=(0,)),
+    GradConfig(k.MAX_POOL, _max_pool_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
+    GradConfig(k.MAX_POOL3D, _max_pool3d_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
+):
+    register_gradient(_config)

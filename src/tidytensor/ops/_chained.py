@@ -44,9 +44,24 @@ def _special(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 def _op(name: str) -> Callable[..., Any] | None:
+    """The op of that snake_case name, top-level or in the namespace TF.js keeps it in."""
     from .. import ops
 
-    return getattr(ops, name, None)
+    fn = getattr(ops, name, None)
+    if fn is None and name in _NAMESPACED:
+        fn = getattr(ops.NAMESPACES[_NAMESPACED[name]], name, None)
+    return fn
+
+
+#: Chained methods whose op lives in a namespace (``x.resize_bilinear`` is ``tf.image``'s).
+_NAMESPACED = {
+    "resize_bilinear": "image",
+    "resize_nearest_neighbor": "image",
+    "fft": "spectral",
+    "ifft": "spectral",
+    "rfft": "spectral",
+    "irfft": "spectral",
+}
 
 
 @_special("flatten")

@@ -1,5 +1,748 @@
-"""image ops (being implemented in this session)."""
+"""Image ops, TF.js's ``tf.image`` namespace (``tfjs-core/src/ops/image/``).
+
+Images are NHWC: ``[batch, height, width, channels]`` (the resize ops also take one image,
+``[height, width, channels]``). ``resize_bilinear`` and ``resize_nearest_neighbor`` have
+gradients (their backward kernels are ``ResizeBilinearGrad`` / ``ResizeNearestNeighborGrad``);
+``grayscale_to_rgb`` is a ``tile`` and differentiates through it.
+
+The non-max-suppression ops that TF.js answers with an object return a :class:`Record`: a dict
+(so ``tidy`` and ``tf.dispose`` find its tensors) whose fields also read as attributes
+(``result.selected_indices``). The ``*_async`` variants are plain synchronous calls that, like
+TF.js's, read the boxes and scores back and run the suppression on the host, with no kernel.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import numbers
+from typing import Any
+
+from .. import kernel_names as k
+from ..backends.xp_kernels.image import non_max_suppression_impl
+from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..tensor import Tensor
+from ._op import convert_to_tensor, op, run_kernel
+from .reduction import js_str
+
+__all__ = [
+    "crop_and_resize",
+    "flip_left_right",
+    "grayscale_to_rgb",
+    "non_max_suppression",
+    "non_max_suppression_async",
+    "non_max_suppression_padded",
+    "non_max_suppression_padded_async",
+    "non_max_suppression_with_score",
+    "non_max_suppression_with_score_async",
+    "resize_bilinear",
+    "resize_nearest_neighbor",
+    "rgb_to_grayscale",
+    "rotate_with_offset",
+    "threshold",
+    "transform",
+]
+
+
+class Record(dict):
+    """An op's result object: a dict of tensors whose keys also read as attributes."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no field '{name}'") from None
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *self.keys()]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{key}={value!r}" for key, value in self.items())
+        return f"{type(self).__name__}({inner})"
+
+
+class NonMaxSuppressionWithScoreResult(Record):
+    """``non_max_suppression_with_score``'s result: ``selected_indices`` (int32) and
+    ``selected_scores`` (float32, the scores after any soft-NMS decay)."""
+
+    __slots__ = ()
+
+
+class NonMaxSuppressionPaddedResult(Record):
+    """``non_max_suppression_padded``'s result: ``selected_indices`` (int32, padded with 0 to
+    ``max_output_size`` if asked) and ``valid_outputs`` (an int32 scalar)."""
+
+    __slots__ = ()
+
+
+# ---------------------------------------------------------------------------- helpers
+def _assert(cond: bool, message: str, error: type = InvalidArgumentError) -> None:
+    if not cond:
+        raise error(message)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _pair(value: Any, what: str, op_name: str) -> tuple[int, int]:
+    """Two non-negative integer sizes (an output or crop size) as a tuple."""
+    out = []
+    for v in value:
+        if not _is_number(v) or not math.isfinite(v) or v % 1 != 0 or v < 0:
+            raise InvalidArgumentError(
+                f"Error in {op_name}: {what} must hold non-negative integers, but got {_js(value)}."
+            )
+        out.append(int(v))
+    return out[0], out[1]
+
+
+def _length(value: Any) -> int | None:
+    """JS's ``value.length`` for an array-like (None where JS would give undefined)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        return None
+    return len(value)
+
+
+def _js(value: Any) -> str:
+    """``value`` as a JS template string prints it (arrays joined by commas)."""
+    return js_str(list(value) if _length(value) is not None else value)
+
+
+def _dim0(t: Tensor) -> Any:
+    return t._shape[0] if t.rank > 0 else "undefined"
+
+
+# ---------------------------------------------------------------------------- resizing
+def _resize(
+    kernel: str, op_name: str, images: Any, size: Any, align_corners: bool, half_pixel_centers: bool
+) -> Tensor:
+    from .transformations import reshape
+
+    x = convert_to_tensor(images, "images", op_name)
+    _assert(
+        x.rank in (3, 4),
+        f"Error in {op_name}: x must be rank 3 or 4, but got rank {x.rank}.",
+        ShapeError,
+    )
+    _assert(
+        _length(size) == 2,
+        f"Error in {op_name}: new shape must 2D, but got shape {_js(size)}.",
+        ShapeError,
+    )
+    if kernel == k.RESIZE_NEAREST_NEIGHBOR:
+        _assert(
+            x.dtype in ("float32", "int32"),
+            "`images` must have `int32` or `float32` as dtype",
+            DTypeError,
+        )
+    _assert(
+        not half_pixel_centers or not align_corners,
+        f"Error in {op_name}: If halfPixelCenters is true, alignCorners must be false.",
+    )
+    new_size = _pair(size, "size", op_name)
+    batched = x if x.rank == 4 else reshape(x, [1, *x._shape])
+    attrs = {
+        "align_corners": bool(align_corners),
+        "half_pixel_centers": bool(half_pixel_centers),
+        "size": new_size,
+    }
+    res = run_kernel(kernel, (batched,), attrs)
+    if x.rank == 3:
+        return reshape(res, list(res._shape[1:]))
+    return res
+
+
+@op(name="resizeBilinear")
+def resize_bilinear(
+    images: Any, size: Any, align_corners: bool = False, half_pixel_centers: bool = False
+) -> Tensor:
+    """Resizes images (``[batch, h, w, c]`` or ``[h, w, c]``) to ``size = [new_h, new_w]`` by
+    bilinear interpolation; float32 result.
+
+    ``align_corners`` maps the corner pixels of input and output onto each other;
+    ``half_pixel_centers`` samples at pixel centers (the two cannot both be true).
+
+    >>> tf.image.resize_bilinear(tf.tensor3d([[[1], [3]]]), [1, 4]).array_sync()
+    [[[1.0], [2.0], [3.0], [3.0]]]
+    """
+    return _resize(
+        k.RESIZE_BILINEAR, "resizeBilinear", images, size, align_corners, half_pixel_centers
+    )
+
+
+@op(name="resizeNearestNeighbor")
+def resize_nearest_neighbor(
+    images: Any, size: Any, align_corners: bool = False, half_pixel_centers: bool = False
+) -> Tensor:
+    """Resizes images (``[batch, h, w, c]`` or ``[h, w, c]``, float32 or int32) to
+    ``size = [new_h, new_w]`` by copying the nearest source pixel; keeps the dtype.
+
+    >>> tf.image.resize_nearest_neighbor(tf.tensor3d([[[1], [3]]]), [1, 4]).array_sync()
+    [[[1.0], [1.0], [3.0], [3.0]]]
+    """
+    return _resize(
+        k.RESIZE_NEAREST_NEIGHBOR,
+        "resizeNearestNeighbor",
+        images,
+        size,
+        align_corners,
+        half_pixel_centers,
+    )
+
+
+@op(name="resizeBilinearGrad")
+def _resize_bilinear_grad(images: Tensor, dy: Tensor, attrs: dict) -> Tensor:
+    """The backward kernel of ``resize_bilinear`` (its gradient for ``images``)."""
+    return run_kernel(k.RESIZE_BILINEAR_GRAD, (images, dy), dict(attrs))
+
+
+@op(name="resizeNearestNeighborGrad")
+def _resize_nearest_neighbor_grad(images: Tensor, dy: Tensor, attrs: dict) -> Tensor:
+    """The backward kernel of ``resize_nearest_neighbor`` (its gradient for ``images``)."""
+    return run_kernel(k.RESIZE_NEAREST_NEIGHBOR_GRAD, (images, dy), dict(attrs))
+
+
+# ---------------------------------------------------------------------------- crops, flips
+@op(name="cropAndResize")
+def crop_and_resize(
+    image: Any,
+    boxes: Any,
+    box_ind: Any,
+    crop_size: Any,
+    method: str = "bilinear",
+    extrapolation_value: float = 0,
+) -> Tensor:
+    """Crops ``boxes`` (``[num_boxes, 4]`` of normalized ``[y1, x1, y2, x2]``) out of the
+    images ``box_ind`` picks from ``image`` (``[batch, h, w, c]``) and resizes each crop to
+    ``crop_size = [crop_h, crop_w]`` (``method`` ``'bilinear'`` or ``'nearest'``). Sample
+    points outside an image take ``extrapolation_value``. Float32 ``[num_boxes, crop_h,
+    crop_w, c]``.
+
+    >>> img = tf.tensor4d([1, 2, 3, 4], [1, 2, 2, 1])
+    >>> tf.image.crop_and_resize(img, [[0, 0, 1, 1]], [0], [3, 3]).reshape([9]).array_sync()
+    [1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.0, 3.5, 4.0]
+    """
+    img = convert_to_tensor(image, "image", "cropAndResize")
+    bx = convert_to_tensor(boxes, "boxes", "cropAndResize", "float32")
+    ind = convert_to_tensor(box_ind, "boxInd", "cropAndResize", "int32")
+    num_boxes = _dim0(bx)
+    _assert(
+        img.rank == 4,
+        f"Error in cropAndResize: image must be rank 4,but got rank {img.rank}.",
+        ShapeError,
+    )
+    _assert(
+        bx.rank == 2 and bx._shape[1] == 4,
+        f"Error in cropAndResize: boxes must be have size [{num_boxes},4] but had shape "
+        f"{js_str(bx.shape)}.",
+        ShapeError,
+    )
+    # TF.js prints the boxes' shape here; the box indices' shape is the one that is wrong.
+    _assert(
+        ind.rank == 1 and ind._shape[0] == num_boxes,
+        f"Error in cropAndResize: boxInd must be have size [{num_boxes}] but had shape "
+        f"{js_str(ind.shape)}.",
+        ShapeError,
+    )
+    n = _length(crop_size)
+    _assert(
+        n == 2,
+        "Error in cropAndResize: cropSize must be of length 2, but got length "
+        f"{'undefined' if n is None else n}.",
+    )
+    _assert(
+        _is_number(crop_size[0])
+        and _is_number(crop_size[1])
+        and crop_size[0] >= 1
+        and crop_size[1] >= 1,
+        f"cropSize must be atleast [1,1], but was {_js(crop_size)}",
+    )
+    _assert(
+        method in ("bilinear", "nearest"),
+        f"method must be bilinear or nearest, but was {js_str(method)}",
+    )
+    attrs = {
+        "method": method,
+        "extrapolation_value": float(extrapolation_value),
+        "crop_size": _pair(crop_size, "cropSize", "cropAndResize"),
+    }
+    return run_kernel(k.CROP_AND_RESIZE, (img, bx, ind), attrs)
+
+
+@op(name="flipLeftRight")
+def flip_left_right(image: Any) -> Tensor:
+    """Mirrors each image of a float32 ``[batch, h, w, c]`` batch left to right.
+
+    >>> tf.image.flip_left_right(tf.tensor4d([1, 2, 3], [1, 1, 3, 1])).reshape([3]).array_sync()
+    [3.0, 2.0, 1.0]
+    """
+    img = convert_to_tensor(image, "image", "flipLeftRight", "float32")
+    _assert(
+        img.rank == 4,
+        f"Error in flipLeftRight: image must be rank 4,but got rank {img.rank}.",
+        ShapeError,
+    )
+    return run_kernel(k.FLIP_LEFT_RIGHT, (img,))
+
+
+@op(name="rotateWithOffset")
+def rotate_with_offset(
+    image: Any, radians: float, fill_value: Any = 0, center: Any = 0.5
+) -> Tensor:
+    """Rotates each image of a float32 ``[batch, h, w, c]`` batch counter-clockwise by
+    ``radians`` about ``center`` (a fraction of the size, or ``[cx, cy]``), sampling the
+    nearest pixel. Uncovered pixels take ``fill_value``: a number, or ``[r, g, b]`` (with
+    alpha 255 in a fourth channel).
+
+    >>> img = tf.tensor4d([1, 2, 3, 4], [1, 2, 2, 1])
+    >>> tf.image.rotate_with_offset(img, 3.141592653589793, -1).reshape([4]).array_sync()
+    [-1.0, -1.0, -1.0, 4.0]
+    >>> img = tf.range(1, 10).reshape([1, 3, 3, 1])  # rotate about pixel (1, 1):
+    >>> tf.image.rotate_with_offset(img, 3.141592653589793, 0, 1 / 3).reshape([9]).array_sync()
+    [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    """
+    img = convert_to_tensor(image, "image", "rotateWithOffset", "float32")
+    _assert(
+        img.rank == 4,
+        f"Error in rotateWithOffset: image must be rank 4,but got rank {img.rank}.",
+        ShapeError,
+    )
+    fill = tuple(float(v) for v in fill_value) if _length(fill_value) is not None else fill_value
+    if _length(center) is not None:
+        center = tuple(float(v) for v in center)
+    attrs = {"radians": float(radians), "fill_value": fill, "center": center}
+    return run_kernel(k.ROTATE_WITH_OFFSET, (img,), attrs)
+
+
+@op
+def transform(
+    image: Any,
+    transforms: Any,
+    interpolation: str = "nearest",
+    fill_mode: str = "constant",
+    fill_value: float = 0,
+    output_shape: Any = None,
+) -> Tensor:
+    """Applies projective transforms to a float32 ``[batch, h, w, c]`` batch.
+
+    Each row ``[a0, a1, a2, b0, b1, b2, c0, c1]`` of ``transforms`` (``[batch, 8]`` or
+    ``[1, 8]``) maps output ``(x, y)`` to input ``((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2)
+    / k)`` with ``k = c0 x + c1 y + 1``. ``interpolation``: ``'nearest'`` or ``'bilinear'``;
+    ``fill_mode`` (``'constant'``, ``'reflect'``, ``'wrap'``, ``'nearest'``) says what points
+    outside the image read; ``output_shape``: ``[h, w]`` (default: the input's).
+
+    >>> img = tf.tensor4d([1, 2, 3, 4], [1, 2, 2, 1])
+    >>> shift = [[1, 0, 1, 0, 1, 0, 0, 0]]  # each output pixel reads one to its right
+    >>> tf.image.transform(img, shift).reshape([4]).array_sync()
+    [2.0, 0.0, 4.0, 0.0]
+    """
+    img = convert_to_tensor(image, "image", "transform", "float32")
+    tr = convert_to_tensor(transforms, "transforms", "transform", "float32")
+    _assert(
+        img.rank == 4,
+        f"Error in transform: image must be rank 4,but got rank {img.rank}.",
+        ShapeError,
+    )
+    _assert(
+        tr.rank == 2 and tr._shape[0] in (img._shape[0], 1) and tr._shape[1] == 8,
+        "Error in transform: Input transform should be batch x 8 or 1 x 8",
+        ShapeError,
+    )
+    _assert(
+        output_shape is None or _length(output_shape) == 2,
+        "Error in transform: outputShape must be [height, width] or null, but got "
+        f"{_js(output_shape)}.",
+        ShapeError,
+    )
+    out_hw = (
+        tuple(img._shape[1:3])
+        if output_shape is None
+        else _pair(output_shape, "outputShape", "transform")
+    )
+    # TF.js's kernel throws at the first output pixel (whose projection is always 1).
+    if img._shape[0] * out_hw[0] * out_hw[1] * img._shape[3] > 0:
+        _assert(
+            interpolation in ("nearest", "bilinear"),
+            f"Error in Transform: Expect 'nearest' or 'bilinear', but got {js_str(interpolation)}",
+        )
+    attrs = {
+        "interpolation": interpolation,
+        "fill_mode": fill_mode,
+        "fill_value": float(fill_value),
+        "output_shape": None if output_shape is None else out_hw,
+    }
+    return run_kernel(k.TRANSFORM, (img, tr), attrs)
+
+
+# ---------------------------------------------------------------------------- color
+@op(name="grayscaleToRGB")
+def grayscale_to_rgb(image: Any) -> Tensor:
+    """Repeats the single channel of a grayscale image (rank >= 2, last dimension 1) three
+    times.
+
+    >>> tf.image.grayscale_to_rgb(tf.tensor2d([[1], [2]])).array_sync()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
+    from .slicing_joining import tile
+
+    img = convert_to_tensor(image, "image", "grayscaleToRGB")
+    last = img._shape[-1] if img.rank > 0 else "undefined"
+    _assert(
+        img.rank >= 2,
+        f"Error in grayscaleToRGB: images must be at least rank 2, but got rank {img.rank}.",
+        ShapeError,
+    )
+    _assert(
+        last == 1,
+        "Error in grayscaleToRGB: last dimension of a grayscale image should be size 1, but "
+        f"got size {last}.",
+        ShapeError,
+    )
+    return tile(img, [1] * (img.rank - 1) + [3])
+
+
+_GRAY_EQUATIONS = {
+    2: "ij,j->i",
+    3: "ijk,k->ij",
+    4: "ijkl,l->ijk",
+    5: "ijklm,m->ijkl",
+    6: "ijklmn,n->ijklm",
+}
+
+
+@op(name="rgbToGrayscale")
+def rgb_to_grayscale(image: Any) -> Tensor:
+    """Converts RGB images (rank 2 to 6, last dimension 3) to grayscale with the luma weights
+    ``[0.2989, 0.587, 0.114]``; the last dimension becomes 1 and the dtype is kept.
+
+    >>> tf.image.rgb_to_grayscale(tf.tensor2d([[255, 255, 255]])).array_sync()
+    [[254.97450256347656]]
+    """
+    from .creation import tensor1d
+    from .matrices import einsum
+    from .transformations import cast, expand_dims
+
+    img = convert_to_tensor(image, "image", "RGBToGrayscale")
+    last = img._shape[-1] if img.rank > 0 else "undefined"
+    _assert(
+        img.rank >= 2,
+        f"Error in RGBToGrayscale: images must be at least rank 2, but got rank {img.rank}.",
+        ShapeError,
+    )
+    _assert(
+        last == 3,
+        "Error in RGBToGrayscale: last dimension of an RGB image should be size 3, but got "
+        f"size {last}.",
+        ShapeError,
+    )
+    orig_dtype = img.dtype
+    flt = cast(img, "float32")
+    weights = tensor1d([0.2989, 0.5870, 0.1140])
+    equation = _GRAY_EQUATIONS.get(img.rank)
+    _assert(equation is not None, "Not a valid tensor rank.", ShapeError)
+    gray = expand_dims(einsum(equation, flt, weights), -1)
+    return cast(gray, orig_dtype)
+
+
+# ---------------------------------------------------------------------------- threshold
+@op
+def threshold(
+    image: Any, method: str = "binary", inverted: bool = False, thresh_value: float = 0.5
+) -> Tensor:
+    """Binarizes a ``[h, w, 3]`` RGB or ``[h, w, 1]`` grayscale image: int32 255 where the
+    gray level is above ``thresh_value * 255`` (at or below it if ``inverted``), else 0.
+    ``method='otsu'`` picks the threshold from the image's histogram instead.
+
+    >>> tf.image.threshold(tf.tensor3d([[[10], [200]]])).reshape([2]).array_sync()
+    [0, 255]
+    """
+    from .arithmetic import add, mul
+    from .basic_math import round as round_
+    from .creation import tensor, tensor1d
+    from .logical import greater, less_equal
+    from .reduction import bincount
+    from .slicing_joining import split
+    from .transformations import cast
+
+    img = convert_to_tensor(image, "image", "threshold")
+    thresh = mul(tensor1d([thresh_value]), 255)
+    _assert(
+        img.rank == 3,
+        f"Error in threshold: image must be rank 3,but got rank {img.rank}.",
+        ShapeError,
+    )
+    _assert(
+        img._shape[2] in (3, 1),
+        f"Error in threshold: image color channel must be equal to 3 or 1but got {img._shape[2]}.",
+        ShapeError,
+    )
+    _assert(
+        img.dtype in ("int32", "float32"),
+        f"Error in dtype: image dtype must be int32 or float32,but got dtype {img.dtype}.",
+        DTypeError,
+    )
+    _assert(
+        method in ("otsu", "binary"),
+        f"Method must be binary or otsu, but was {js_str(method)}",
+    )
+    if img._shape[2] == 3:
+        r, g, b = split(img, [1, 1, 1], -1)
+        grayscale = add(add(mul(r, 0.2989), mul(g, 0.5870)), mul(b, 0.1140))
+    else:
+        grayscale = image  # TF.js uses the argument itself here
+    if method == "otsu":
+        histogram = bincount(cast(round_(grayscale), "int32"), tensor([]), 256)
+        thresh = _otsu(histogram, img._shape[0] * img._shape[1])
+    condition = less_equal(grayscale, thresh) if inverted else greater(grayscale, thresh)
+    return cast(mul(condition, 255), "int32")
+
+
+def _otsu(histogram: Tensor, total: int) -> Tensor:
+    """Otsu's threshold: the histogram split that maximizes the between-class variance."""
+    from .arithmetic import add, div, mul, sub
+    from .creation import fill, tensor1d
+    from .creation import range as range_
+    from .logical import greater, where
+    from .reduction import sum
+    from .slicing_joining import slice
+
+    best_thresh = tensor1d([-1])
+    best_var = tensor1d([0])
+    for index in range(histogram.size - 1):
+        first = slice(histogram, 0, index + 1)
+        second = slice(histogram, index + 1)
+        weight_fg = div(sum(first), total)
+        weight_bg = div(sum(second), total)
+        mean_first = div(sum(mul(first, range_(0, first.size))), sum(first))
+        mean_sec_fill = fill(second.shape, first.size)
+        mean_sec_add = add(range_(0, second.size), mean_sec_fill)
+        mean_sec = div(sum(mul(second, mean_sec_add)), sum(second))
+        diff_a = sub(mean_first, mean_sec)
+        diff_b = sub(mean_first, mean_sec)
+        between = mul(mul(mul(weight_fg, weight_bg), diff_a), diff_b)
+        condition = greater(between, best_var)
+        best_var = where(condition, between, best_var)
+        best_thresh = where(condition, tensor1d([index]), best_thresh)
+    return best_thresh
+
+
+# ---------------------------------------------------------------------------- non-max suppression
+def _nms_sanity(
+    boxes: Tensor,
+    scores: Tensor,
+    max_output_size: Any,
+    iou_threshold: Any,
+    score_threshold: Any,
+    soft_nms_sigma: Any = None,
+) -> tuple[Any, float, float, float]:
+    """TF.js's ``nonMaxSuppSanityCheck``: defaults, ``max_output_size`` capped at the number
+    of boxes, and the argument checks."""
+    if iou_threshold is None:
+        iou_threshold = 0.5
+    if score_threshold is None:
+        score_threshold = -math.inf
+    if soft_nms_sigma is None:
+        soft_nms_sigma = 0.0
+    num_boxes = boxes._shape[0] if boxes.rank > 0 else None
+    if num_boxes is not None:
+        max_output_size = min(max_output_size, num_boxes)
+    _assert(
+        0 <= iou_threshold <= 1,
+        f"iouThreshold must be in [0, 1], but was '{js_str(iou_threshold)}'",
+    )
+    _assert(
+        boxes.rank == 2,
+        f"boxes must be a 2D tensor, but was of rank '{boxes.rank}'",
+        ShapeError,
+    )
+    _assert(
+        boxes._shape[1] == 4,
+        f"boxes must have 4 columns, but 2nd dimension was {boxes._shape[1]}",
+        ShapeError,
+    )
+    _assert(scores.rank == 1, "scores must be a 1D tensor", ShapeError)
+    _assert(
+        scores._shape[0] == num_boxes,
+        f"scores has incompatible shape with boxes. Expected {num_boxes}, but was "
+        f"{scores._shape[0]}",
+        ShapeError,
+    )
+    _assert(
+        0 <= soft_nms_sigma <= 1,
+        f"softNmsSigma must be in [0, 1], but was '{js_str(soft_nms_sigma)}'",
+    )
+    return max_output_size, float(iou_threshold), float(score_threshold), float(soft_nms_sigma)
+
+
+@op(name="nonMaxSuppression")
+def non_max_suppression(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+) -> Tensor:
+    """Greedily selects up to ``max_output_size`` boxes (``[n, 4]`` of ``[y1, x1, y2, x2]``)
+    by descending score, dropping any whose IoU with a selected box reaches
+    ``iou_threshold`` and any scoring at or below ``score_threshold``. int32 indices.
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> tf.image.non_max_suppression(boxes, [0.9, 0.8, 0.7], 3).array_sync()
+    [0, 2]
+    """
+    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppression", "float32")
+    sc = convert_to_tensor(scores, "scores", "nonMaxSuppression", "float32")
+    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
+    attrs = {"max_output_size": max_out, "iou_threshold": iou, "score_threshold": score_t}
+    return run_kernel(k.NON_MAX_SUPPRESSION_V3, (bx, sc), attrs)
+
+
+@op(name="nonMaxSuppressionWithScore")
+def non_max_suppression_with_score(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    soft_nms_sigma: float = 0.0,
+) -> NonMaxSuppressionWithScoreResult:
+    """``non_max_suppression`` that also returns the selected scores; with
+    ``soft_nms_sigma > 0`` (soft-NMS) overlapping boxes have their scores decayed by
+    ``exp(-iou^2 / (2 sigma))`` instead of being dropped outright. Returns
+    ``selected_indices`` and ``selected_scores``.
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> r = tf.image.non_max_suppression_with_score(boxes, [0.9, 0.8, 0.7], 3)
+    >>> r.selected_indices.array_sync(), r['selected_scores'].shape
+    ([0, 2], [2])
+    """
+    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppression")
+    sc = convert_to_tensor(scores, "scores", "nonMaxSuppression")
+    max_out, iou, score_t, sigma = _nms_sanity(
+        bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
+    )
+    attrs = {
+        "max_output_size": max_out,
+        "iou_threshold": iou,
+        "score_threshold": score_t,
+        "soft_nms_sigma": sigma,
+    }
+    indices, selected = run_kernel(k.NON_MAX_SUPPRESSION_V5, (bx, sc), attrs)
+    return NonMaxSuppressionWithScoreResult(selected_indices=indices, selected_scores=selected)
+
+
+@op(name="nonMaxSuppressionPadded")
+def non_max_suppression_padded(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    pad_to_max_output_size: bool = False,
+) -> NonMaxSuppressionPaddedResult:
+    """``non_max_suppression`` that also returns how many boxes were selected
+    (``valid_outputs``) and, with ``pad_to_max_output_size``, pads ``selected_indices`` with
+    zeros to ``max_output_size`` (capped at the number of boxes).
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> r = tf.image.non_max_suppression_padded(boxes, [0.9, 0.8, 0.7], 3, 0.5, 0, True)
+    >>> r.selected_indices.array_sync(), r.valid_outputs.array_sync()
+    ([0, 2, 0], 2)
+    """
+    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppression")
+    sc = convert_to_tensor(scores, "scores", "nonMaxSuppression")
+    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
+    attrs = {
+        "max_output_size": max_out,
+        "iou_threshold": iou,
+        "score_threshold": score_t,
+        "pad_to_max_output_size": bool(pad_to_max_output_size),
+    }
+    indices, valid = run_kernel(k.NON_MAX_SUPPRESSION_V4, (bx, sc), attrs)
+    return NonMaxSuppressionPaddedResult(selected_indices=indices, valid_outputs=valid)
+
+
+@op(name="nonMaxSuppressionAsync")
+def non_max_suppression_async(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+) -> Tensor:
+    """``non_max_suppression`` computed on the host from the read-back boxes and scores (a
+    plain synchronous call; TF.js's returns a Promise). Boxes and scores may be int32.
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> tf.image.non_max_suppression_async(boxes, [0.9, 0.8, 0.7], 3).array_sync()
+    [0, 2]
+    """
+    from .creation import tensor1d
+
+    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppressionAsync")
+    sc = convert_to_tensor(scores, "scores", "nonMaxSuppressionAsync")
+    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
+    indices, _, _ = non_max_suppression_impl(bx.data_sync(), sc.data_sync(), max_out, iou, score_t)
+    return tensor1d(indices, "int32")
+
+
+@op(name="nonMaxSuppressionWithScoreAsync")
+def non_max_suppression_with_score_async(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    soft_nms_sigma: float = 0.0,
+) -> NonMaxSuppressionWithScoreResult:
+    """``non_max_suppression_with_score`` computed on the host (a plain synchronous call).
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> r = tf.image.non_max_suppression_with_score_async(boxes, [0.9, 0.8, 0.7], 3, 1, 0, 0.5)
+    >>> r.selected_indices.array_sync()  # soft-NMS: box 1 is decayed below box 2
+    [0, 2, 1]
+    """
+    from .creation import tensor1d
+
+    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppressionAsync")
+    sc = convert_to_tensor(scores, "scores", "nonMaxSuppressionAsync")
+    max_out, iou, score_t, sigma = _nms_sanity(
+        bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
+    )
+    indices, selected, _ = non_max_suppression_impl(
+        bx.data_sync(), sc.data_sync(), max_out, iou, score_t, sigma
+    )
+    return NonMaxSuppressionWithScoreResult(
+        selected_indices=tensor1d(indices, "int32"), selected_scores=tensor1d(selected)
+    )
+
+
+@op(name="nonMaxSuppressionPaddedAsync")
+def non_max_suppression_padded_async(
+    boxes: Any,
+    scores: Any,
+    max_output_size: int,
+    iou_threshold: float = 0.5,
+    score_threshold: float = -math.inf,
+    pad_to_max_output_size: bool = False,
+) -> NonMaxSuppressionPaddedResult:
+    """``non_max_suppression_padded`` computed on the host (a plain synchronous call).
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> r = tf.image.non_max_suppression_padded_async(boxes, [0.9, 0.8, 0.7], 2)
+    >>> r.selected_indices.array_sync(), r.valid_outputs.array_sync()
+    ([0, 2], 2)
+    """
+    from .creation import scalar, tensor1d
+
+    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppressionAsync")
+    sc = convert_to_tensor(scores, "scores", "nonMaxSuppressionAsync")
+    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
+    indices, _, valid = non_max_suppression_impl(
+        bx.data_sync(), sc.data_sync(), max_out, iou, score_t, 0.0, bool(pad_to_max_output_size)
+    )
+    return NonMaxSuppressionPaddedResult(
+        selected_indices=tensor1d(indices, "int32"), valid_outputs=scalar(valid, "int32")
+    )

@@ -1023,7 +1023,7 @@ def tensors_in(container: Any) -> list[Tensor]:
 
 def _walk(container: Any, found: list[Tensor], seen: set[int]) -> None:
     if isinstance(container, dict):
-        items = container.values()
+        items = dict.values(container)  # dict subclasses may shadow .values with a field
     elif isinstance(container, (list, tuple, set, frozenset)):
         items = container
     else:

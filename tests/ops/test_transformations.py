@@ -275,10 +275,8 @@ GRAD_OPS = [
     GradSpec("cast", lambda x: tf.cast(x, "float32"), [2, 3]),
     GradSpec("ensure_shape", lambda x: tf.ensure_shape(x, [2, 3]), [2, 3]),
     GradSpec("expand_dims", lambda x: tf.expand_dims(x, 1), [2, 3]),
-    # TF.js's MirrorPad gradient slices the input's part out of dy and drops the mirrored
-    # copies' share (test_mirror_pad_grad_is_tfjs_slice): it is the derivative only where
-    # nothing is mirrored.
-    GradSpec("mirror_pad", lambda x: tf.mirror_pad(x, [[0, 0], [0, 0]], "reflect"), [2, 3]),
+    GradSpec("mirror_pad", lambda x: tf.mirror_pad(x, [[1, 1], [2, 1]], "reflect"), [3, 4]),
+    GradSpec("mirror_pad_symmetric", lambda x: tf.mirror_pad(x, [[2, 0], [1, 3]], "symmetric"), [3, 4]),
     GradSpec("pad", lambda x: tf.pad(x, [[1, 0], [2, 1]], 5), [2, 3]),
     GradSpec("pad1d", lambda x: tf.pad1d(x, [2, 1]), [3]),
     GradSpec("pad2d", lambda x: tf.pad2d(x, [[0, 1], [1, 1]]), [2, 3]),
@@ -321,14 +319,19 @@ def test_grad_table_covers_every_op():
     assert set(transformations.__all__) <= covered, set(transformations.__all__) - covered
 
 
-def test_mirror_pad_grad_is_tfjs_slice():
-    """TF.js's MirrorPad gradient only slices the input's part out of dy: the reflected
-    copies' gradients are dropped (not the true derivative), as the golden cases record."""
+def test_mirror_pad_grad_folds_the_borders_back():
+    """Each mirrored border element sends its gradient back to the element it copied. TF.js
+    4.22.0 only slices the centre out of dy (giving [3, 4, 5] here); tidytensor gives the
+    true derivative."""
     x = tf.tensor([1.0, 2.0, 3.0])
     g = tf.grad(lambda t: tf.mirror_pad(t, [[2, 2]], "reflect"))(
         x, tf.tensor([1.0, 2, 3, 4, 5, 6, 7])
     )
-    assert g.array_sync() == [3.0, 4.0, 5.0]
+    assert g.array_sync() == [3.0 + 7.0, 4.0 + 2.0 + 6.0, 5.0 + 1.0]
+    g = tf.grad(lambda t: tf.mirror_pad(t, [[3, 1]], "symmetric"))(
+        x, tf.tensor([1.0, 2, 3, 4, 5, 6, 7])
+    )
+    assert g.array_sync() == [4.0 + 3.0, 5.0 + 2.0, 6.0 + 1.0 + 7.0]
 
 
 def test_broadcast_to_rank_5_grad_not_implemented():

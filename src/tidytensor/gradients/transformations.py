@@ -35,6 +35,48 @@ def _pad_grad(dy, saved, attrs):
     return (lambda: slice_(dy, begin, list(x._shape)),)
 
 
+def _mirror_pad_grad(dy, saved, attrs):
+    """The true gradient of a mirror pad: each padded border is reflected back onto the input
+    elements it copied and added in. (TF.js 4.22.0 only slices dy's centre out, dropping the
+    borders' contributions; that is not reproduced.)"""
+    from ..ops.arithmetic import add
+    from ..ops.slicing_joining import reverse
+    from ..ops.slicing_joining import slice as slice_
+    from ..ops.transformations import pad
+
+    (x,) = saved
+    offset = 1 if attrs["mode"] == "reflect" else 0
+
+    def part(g, axis, start, length):
+        begin = [0] * g.rank
+        size = list(g._shape)
+        begin[axis], size[axis] = start, length
+        return slice_(g, begin, size)
+
+    def along(g, axis, before, after):
+        pads = [[0, 0] for _ in range(g.rank)]
+        pads[axis] = [before, after]
+        return pad(g, pads)
+
+    def der_x():
+        g = dy
+        for axis, (before, after) in enumerate(attrs["paddings"]):
+            if before == 0 and after == 0:
+                continue
+            n = x._shape[axis]
+            total = part(g, axis, before, n)
+            if before:
+                left = reverse(part(g, axis, 0, before), axis)
+                total = add(total, along(left, axis, offset, n - offset - before))
+            if after:
+                right = reverse(part(g, axis, before + n, after), axis)
+                total = add(total, along(right, axis, n - offset - after, offset))
+            g = total
+        return g
+
+    return (der_x,)
+
+
 def _batch_to_space_nd_grad(dy, saved, attrs):
     from ..ops.transformations import space_to_batch_nd
 
@@ -52,7 +94,7 @@ for _config in (
     GradConfig(k.RESHAPE, _reshape_grad, inputs_to_save=(0,)),
     GradConfig(k.EXPAND_DIMS, _reshape_grad, inputs_to_save=(0,)),
     GradConfig(k.PAD_V2, _pad_grad, inputs_to_save=(0,)),
-    GradConfig(k.MIRROR_PAD, _pad_grad, inputs_to_save=(0,)),
+    GradConfig(k.MIRROR_PAD, _mirror_pad_grad, inputs_to_save=(0,)),
     GradConfig(k.BATCH_TO_SPACE_ND, _batch_to_space_nd_grad),
     GradConfig(k.SPACE_TO_BATCH_ND, _space_to_batch_nd_grad),
 ):

@@ -231,6 +231,13 @@ def matmul_1024(quick: bool) -> Workload:
     return _matmul(1024, quick)
 
 
+# Workloads of other areas live in their own files (benchmarks/workloads_*.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads_conv import register as _register_conv  # noqa: E402
+
+_register_conv(workload, Workload)
+
+
 # --------------------------------------------------------------------------------------------
 # Harness
 # --------------------------------------------------------------------------------------------

@@ -9,13 +9,13 @@ one scope per op, and a kernel registry keyed by backend. The per-op path
 from __future__ import annotations
 
 import inspect
-from contextvars import ContextVar
 import itertools
 import math
 import sys
 import time as _time
 import warnings
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from . import kernel_registry, sites
@@ -72,7 +72,11 @@ class LeakedTensor:
 
     @property
     def nbytes(self) -> int:
-        return 0 if self.dtype == COMPLEX64 else math.prod(self._shape) * BYTES_PER_ELEMENT.get(self.dtype, 0)
+        return (
+            0
+            if self.dtype == COMPLEX64
+            else math.prod(self._shape) * BYTES_PER_ELEMENT.get(self.dtype, 0)
+        )
 
 
 class ScopeContext:
@@ -384,7 +388,9 @@ class Engine:
         state.num_tensors += 1
         if dtype != COMPLEX64:
             # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
-            state.num_bytes += data_id.nbytes if dtype is data_id.dtype else _logical_bytes(shape, dtype)
+            state.num_bytes += (
+                data_id.nbytes if dtype is data_id.dtype else _logical_bytes(shape, dtype)
+            )
             if dtype == STRING:
                 state.num_string_tensors += 1
         ctx = _get_context(None) or current_context()
@@ -414,7 +420,9 @@ class Engine:
         state.num_tensors -= 1
         dtype = t.dtype
         if dtype != COMPLEX64:
-            state.num_bytes -= data_id.nbytes if dtype is data_id.dtype else _logical_bytes(t._shape, dtype)
+            state.num_bytes -= (
+                data_id.nbytes if dtype is data_id.dtype else _logical_bytes(t._shape, dtype)
+            )
             if dtype == STRING:
                 state.num_string_tensors -= 1
         if data_id.backend.dispose_data(data_id):
@@ -428,7 +436,9 @@ class Engine:
         limit = self.memory_limit
         if limit is not None and live > limit:
             data_id.backend.dispose_data(data_id, True)
-            raise ResourceExhaustedError(_budget_message(data_id.nbytes, shape, dtype, limit, state.buffer_bytes))
+            raise ResourceExhaustedError(
+                _budget_message(data_id.nbytes, shape, dtype, limit, state.buffer_bytes)
+            )
         state.peak_bytes = live
         state.watermark = live if limit is None else min(live, limit)
 
@@ -514,7 +524,9 @@ class Engine:
         state = self.state
         state.num_tensors += 1
         if v.dtype != COMPLEX64:
-            state.num_bytes += data_id.nbytes if v.dtype is data_id.dtype else _logical_bytes(v._shape, v.dtype)
+            state.num_bytes += (
+                data_id.nbytes if v.dtype is data_id.dtype else _logical_bytes(v._shape, v.dtype)
+            )
             if v.dtype == STRING:
                 state.num_string_tensors += 1
         data_id.backend.inc_ref(data_id)

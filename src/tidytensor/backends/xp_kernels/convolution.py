@@ -16,14 +16,35 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from typing import Any
 
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError, ShapeError
 from .arithmetic import from_double
 
-#: Elements of one im2col chunk (float32): small enough to stay in L2 between copy and matmul.
-COL_CHUNK = 1 << 19
+#: Elements of one im2col chunk: small enough to stay in L2 between the copy and the GEMM.
+COL_CHUNK = 1 << 18
+
+#: Largest scratch buffer (elements) kept between calls, per thread and dtype.
+WORKSPACE_LIMIT = 1 << 22
+
+_SCRATCH = threading.local()
+
+
+def _workspace(xp, size: int, dtype, name: str = "cols"):
+    """A reusable scratch buffer of ``size`` elements (contents undefined), one per ``name``.
+    Reusing it spares every call the page faults of fresh multi-megabyte allocations."""
+    cache = getattr(_SCRATCH, "bufs", None)
+    if cache is None:
+        cache = _SCRATCH.bufs = {}
+    key = (name, xp.__name__, xp.dtype(dtype).str)
+    buf = cache.get(key)
+    if buf is None or buf.size < size:
+        buf = xp.empty(max(size, 1), dtype=dtype)
+        if size <= WORKSPACE_LIMIT:
+            cache[key] = buf
+    return buf[:size]
 
 
 # ---------------------------------------------------------------------------- conv geometry
@@ -53,9 +74,10 @@ class ConvInfo:
         return [p[0] for p in self.pads]
 
 
-def _js(value: Any) -> str:
+def js_format(value: Any) -> str:
+    """``value`` as a JS template string prints it (arrays joined by commas)."""
     if isinstance(value, (list, tuple)):
-        return ",".join(_js(v) for v in value)
+        return ",".join(js_format(v) for v in value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -69,7 +91,7 @@ def _as_int(v: Any, what: str) -> int:
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"{what} must hold integers, but got {v!r}") from None
     if not f.is_integer():
-        raise InvalidArgumentError(f"{what} must hold integers, but got {_js(v)}")
+        raise InvalidArgumentError(f"{what} must hold integers, but got {js_format(v)}")
     return int(f)
 
 
@@ -83,7 +105,9 @@ def parse_tuple(param: Any, what: str = "strides") -> list[int]:
         n = _as_int(param, what)
         return [n, n, n]
     if not isinstance(param, (list, tuple)) or len(param) == 0:
-        raise InvalidArgumentError(f"{what} must be a number or a list of numbers, but got {param!r}")
+        raise InvalidArgumentError(
+            f"{what} must be a number or a list of numbers, but got {param!r}"
+        )
     values = [_as_int(v, what) for v in param]
     return values + [1] if len(values) == 2 else values
 
@@ -94,7 +118,9 @@ def parse3(param: Any, what: str = "strides") -> list[int]:
         n = _as_int(param, what)
         return [n, n, n]
     if not isinstance(param, (list, tuple)) or len(param) != 3:
-        raise InvalidArgumentError(f"{what} must be a number or a list of 3 numbers, but got {param!r}")
+        raise InvalidArgumentError(
+            f"{what} must be a number or a list of 3 numbers, but got {param!r}"
+        )
     return [_as_int(v, what) for v in param]
 
 
@@ -152,7 +178,12 @@ def _pad_2d(pad, in_h, in_w, s_h, s_w, f_h, f_w, rounding, channels_last):
         top, left = along_h // 2, along_w // 2
         return [(top, along_h - top), (left, along_w - left)], "SAME", out_h, out_w
     if pad == "valid":
-        return [(0, 0), (0, 0)], "VALID", math.ceil((in_h - f_h + 1) / s_h), math.ceil((in_w - f_w + 1) / s_w)
+        return (
+            [(0, 0), (0, 0)],
+            "VALID",
+            math.ceil((in_h - f_h + 1) / s_h),
+            math.ceil((in_w - f_w + 1) / s_w),
+        )
     if isinstance(pad, (list, tuple)) and not isinstance(pad, str):
         try:
             rows, cols = (pad[1], pad[2]) if channels_last else (pad[2], pad[3])
@@ -166,7 +197,7 @@ def _pad_2d(pad, in_h, in_w, s_h, s_w, f_h, f_w, rounding, channels_last):
         out_h = round_dim((in_h - f_h + top + bottom) / s_h + 1, rounding)
         out_w = round_dim((in_w - f_w + left + right) / s_w + 1, rounding)
         return [(top, bottom), (left, right)], kind, out_h, out_w
-    raise InvalidArgumentError(f"Unknown padding parameter: {_js(pad)}")
+    raise InvalidArgumentError(f"Unknown padding parameter: {js_format(pad)}")
 
 
 def _pad_3d(pad, ins, ss, fs, rounding):
@@ -174,16 +205,19 @@ def _pad_3d(pad, ins, ss, fs, rounding):
         pad = 0
     if is_number(pad):
         p = _as_int(pad, "pad")
-        outs = [round_dim((i - f + 2 * p) / s + 1, rounding) if i + 2 * p >= f else 0 for i, s, f in zip(ins, ss, fs)]
+        outs = [
+            round_dim((i - f + 2 * p) / s + 1, rounding) if i + 2 * p >= f else 0
+            for i, s, f in zip(ins, ss, fs, strict=True)
+        ]
         return [(p, p)] * 3, "VALID" if p == 0 else "NUMBER", outs
     if pad == "same":
-        outs = [math.ceil(i / s) for i, s in zip(ins, ss)]
+        outs = [math.ceil(i / s) for i, s in zip(ins, ss, strict=True)]
         pads = []
-        for i, s, f, o in zip(ins, ss, fs, outs):
+        for i, s, f, o in zip(ins, ss, fs, outs, strict=True):
             along = (o - 1) * s + f - i  # not clamped at 0 in TF.js's 3-D version
             pads.append((along // 2, along - along // 2))
         return pads, "SAME", outs
-    raise InvalidArgumentError(f"Unknown padding parameter: {_js(pad)}")
+    raise InvalidArgumentError(f"Unknown padding parameter: {js_format(pad)}")
 
 
 def _check_out(info: ConvInfo) -> ConvInfo:
@@ -195,14 +229,23 @@ def _check_out(info: ConvInfo) -> ConvInfo:
     return info
 
 
-def compute_conv2d_info(in_shape, filter_shape, strides, dilations, pad, rounding=None, depthwise=False,
-                        data_format="channelsLast") -> ConvInfo:
+def compute_conv2d_info(
+    in_shape,
+    filter_shape,
+    strides,
+    dilations,
+    pad,
+    rounding=None,
+    depthwise=False,
+    data_format="channelsLast",
+    check=True,
+) -> ConvInfo:
     """TF.js's ``computeConv2DInfo`` (``data_format`` is 'channelsLast' or 'channelsFirst')."""
     if data_format not in ("channelsLast", "channelsFirst"):
         raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
     last = data_format == "channelsLast"
     if len(in_shape) != 4:
-        raise ShapeError(f"Expected a rank-4 input, but got shape [{_js(list(in_shape))}]")
+        raise ShapeError(f"Expected a rank-4 input, but got shape [{js_format(list(in_shape))}]")
     if last:
         batch, in_h, in_w, in_c = in_shape
     else:
@@ -222,22 +265,30 @@ def compute_conv2d_info(in_shape, filter_shape, strides, dilations, pad, roundin
     info.in_shape, info.filter_shape = tuple(in_shape), tuple(filter_shape)
     oc = info.out_channels
     info.out_shape = [batch, out_h, out_w, oc] if last else [batch, oc, out_h, out_w]
-    return _check_out(info)
+    return _check_out(info) if check else info
 
 
-def compute_conv3d_info(in_shape, filter_shape, strides, dilations, pad, depthwise=False,
-                        data_format="channelsLast", rounding=None) -> ConvInfo:
+def compute_conv3d_info(
+    in_shape,
+    filter_shape,
+    strides,
+    dilations,
+    pad,
+    depthwise=False,
+    data_format="channelsLast",
+    rounding=None,
+) -> ConvInfo:
     """TF.js's ``computeConv3DInfo``."""
     last = data_format == "channelsLast"
     if len(in_shape) != 5:
-        raise ShapeError(f"Expected a rank-5 input, but got shape [{_js(list(in_shape))}]")
+        raise ShapeError(f"Expected a rank-5 input, but got shape [{js_format(list(in_shape))}]")
     if last:
         batch, *ins, in_c = in_shape
     else:
         batch, in_c, *ins = in_shape
     fs, f_c = list(filter_shape[:3]), filter_shape[4]
     ss, ds = parse3(strides, "strides"), parse3(dilations, "dilations")
-    es = [effective_size(f, d) for f, d in zip(fs, ds)]
+    es = [effective_size(f, d) for f, d in zip(fs, ds, strict=True)]
     pads, kind, outs = _pad_3d(pad, ins, ss, es, rounding)
     info = ConvInfo()
     info.batch, info.in_channels, info.in_sizes, info.out_sizes = batch, in_c, list(ins), outs
@@ -250,17 +301,22 @@ def compute_conv3d_info(in_shape, filter_shape, strides, dilations, pad, depthwi
     return _check_out(info)
 
 
-def compute_pool2d_info(in_shape, filter_size, strides, dilations, pad, rounding=None,
-                        data_format="channelsLast") -> ConvInfo:
+def compute_pool2d_info(
+    in_shape, filter_size, strides, dilations, pad, rounding=None, data_format="channelsLast"
+) -> ConvInfo:
     """TF.js's ``computePool2DInfo``."""
     f_h, f_w = parse_tuple(filter_size, "filterSize")[:2]
     if data_format not in ("channelsLast", "channelsFirst"):
         raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
     c = in_shape[3] if data_format == "channelsLast" else in_shape[1]
-    return compute_conv2d_info(in_shape, [f_h, f_w, c, c], strides, dilations, pad, rounding, False, data_format)
+    return compute_conv2d_info(
+        in_shape, [f_h, f_w, c, c], strides, dilations, pad, rounding, False, data_format
+    )
 
 
-def compute_pool3d_info(in_shape, filter_size, strides, dilations, pad, rounding=None, data_format="NDHWC") -> ConvInfo:
+def compute_pool3d_info(
+    in_shape, filter_size, strides, dilations, pad, rounding=None, data_format="NDHWC"
+) -> ConvInfo:
     """TF.js's ``computePool3DInfo``."""
     fs = parse3(filter_size, "filterSize")
     if data_format == "NDHWC":
@@ -284,19 +340,27 @@ def _extents(info: ConvInfo, dilations=None) -> tuple[list[int], list[int]]:
     starts = [-p for p in info.pad_before]
     ext = [
         (o - 1) * s + (f - 1) * d + 1 if o > 0 else 0
-        for o, s, f, d in zip(info.out_sizes, info.strides, info.filter_sizes, ds)
+        for o, s, f, d in zip(info.out_sizes, info.strides, info.filter_sizes, ds, strict=True)
     ]
     return starts, ext
 
 
-def _region(x, xp, starts, extents, fill):
-    """``a[:, i, ...] = x[:, starts + i, ...]`` over ``extents``; ``fill`` outside ``x``."""
+def _region(x, xp, starts, extents, fill, scratch: bool = False):
+    """``a[:, i, ...] = x[:, starts + i, ...]`` over ``extents``; ``fill`` outside ``x``.
+    A view of ``x`` when no padding is needed; with ``scratch`` a padded copy lives in the
+    workspace (valid until the next call that uses it)."""
     sizes = x.shape[1:-1]
-    if all(0 <= st and st + e <= s for st, e, s in zip(starts, extents, sizes)):
-        return x[(slice(None), *(slice(st, st + e) for st, e in zip(starts, extents)), slice(None))]
-    out = xp.full((x.shape[0], *extents, x.shape[-1]), fill, dtype=x.dtype)
+    if all(0 <= st and st + e <= s for st, e, s in zip(starts, extents, sizes, strict=True)):
+        inner = (slice(st, st + e) for st, e in zip(starts, extents, strict=True))
+        return x[(slice(None), *inner, slice(None))]
+    shape = (x.shape[0], *extents, x.shape[-1])
+    if scratch:
+        out = _workspace(xp, math.prod(shape), x.dtype, "region").reshape(shape)
+        out.fill(fill)
+    else:
+        out = xp.full(shape, fill, dtype=x.dtype)
     dst, src = [slice(None)], [slice(None)]
-    for st, e, s in zip(starts, extents, sizes):
+    for st, e, s in zip(starts, extents, sizes, strict=True):
         lo, hi = max(st, 0), min(st + e, s)
         if hi <= lo:
             return out
@@ -330,7 +394,7 @@ def _tap_slices(info: ConvInfo, tap, dilations=None):
     ds = info.dilations if dilations is None else dilations
     return tuple(
         slice(t * d, t * d + (o - 1) * s + 1, s) if o > 0 else slice(0, 0)
-        for t, d, o, s in zip(tap, ds, info.out_sizes, info.strides)
+        for t, d, o, s in zip(tap, ds, info.out_sizes, info.strides, strict=True)
     )
 
 
@@ -340,10 +404,13 @@ class _Scatter:
     def __init__(self, xp, info: ConvInfo, channels: int, dtype, dilations=None):
         self.starts, self.ext = _extents(info, dilations)
         self.lo = [min(st, 0) for st in self.starts]
-        hi = [max(st + e, s) for st, e, s in zip(self.starts, self.ext, info.in_sizes)]
-        self.buf = xp.zeros((info.batch, *(h - lo for h, lo in zip(hi, self.lo)), channels), dtype=dtype)
-        off = [st - lo for st, lo in zip(self.starts, self.lo)]
-        region = tuple(slice(o, o + e) for o, e in zip(off, self.ext))
+        hi = [max(st + e, s) for st, e, s in zip(self.starts, self.ext, info.in_sizes, strict=True)]
+        self.buf = xp.zeros(
+            (info.batch, *(h - lo for h, lo in zip(hi, self.lo, strict=True)), channels),
+            dtype=dtype,
+        )
+        off = [st - lo for st, lo in zip(self.starts, self.lo, strict=True)]
+        region = tuple(slice(o, o + e) for o, e in zip(off, self.ext, strict=True))
         self.region = self.buf[(slice(None), *region, slice(None))]
         self.sizes = info.in_sizes
 
@@ -352,7 +419,7 @@ class _Scatter:
         target += values
 
     def result(self):
-        crop = tuple(slice(-lo, -lo + s) for lo, s in zip(self.lo, self.sizes))
+        crop = tuple(slice(-lo, -lo + s) for lo, s in zip(self.lo, self.sizes, strict=True))
         return self.buf[(slice(None), *crop, slice(None))]
 
 
@@ -362,9 +429,9 @@ def _fit_dy(dy, xp, info: ConvInfo):
     got = dy.shape[1:-1]
     if tuple(got) == tuple(want):
         return dy
-    if any(g < w for g, w in zip(got, want)):
+    if any(g < w for g, w in zip(got, want, strict=True)):
         raise ShapeError(
-            f"dy has spatial shape [{_js(list(got))}] but the convolution's output is [{_js(want)}]"
+            f"dy has spatial shape [{js_format(list(got))}] but the convolution's output is [{js_format(want)}]"
         )
     return dy[(slice(None), *(slice(0, w) for w in want), slice(None))]
 
@@ -382,24 +449,67 @@ def _float(a, xp):
 
 
 # ---------------------------------------------------------------------------- convolution
+def _chunks(n: int, out_sizes: list[int], kkc: int):
+    """(batch slice, first-output-dim slice) blocks of about ``COL_CHUNK`` column elements:
+    whole images when one fits, else bands of output rows of one image."""
+    rows = math.prod(out_sizes)
+    per_image = rows * kkc
+    if per_image <= COL_CHUNK:
+        step = max(1, COL_CHUNK // max(per_image, 1))
+        for b in range(0, n, step):
+            yield slice(b, min(n, b + step)), slice(0, out_sizes[0])
+        return
+    per_row = per_image // out_sizes[0]
+    step = max(1, COL_CHUNK // max(per_row, 1))
+    for b in range(n):
+        for r in range(0, out_sizes[0], step):
+            yield slice(b, b + 1), slice(r, min(out_sizes[0], r + step))
+
+
+def _band(info: ConvInfo, rs: slice) -> ConvInfo:
+    """``info`` restricted to output rows ``rs`` of the first spatial dim (for tap slices)."""
+    if rs.start == 0 and rs.stop == info.out_sizes[0]:
+        return info
+    band = ConvInfo()
+    for name in ConvInfo.__slots__:
+        setattr(band, name, getattr(info, name))
+    band.out_sizes = [rs.stop - rs.start, *info.out_sizes[1:]]
+    return band
+
+
+def _row_offset(info: ConvInfo, rs: slice) -> int:
+    return rs.start * info.strides[0]
+
+
+def _im2col(win, bs: slice, rs: slice, xp, kkc: int):
+    """The column matrix of the windows of images ``bs``, output rows ``rs``: a copy into the
+    reusable workspace (a view when the windows are already laid out as rows)."""
+    block = win[bs, rs]
+    nrows = block.size // kkc if kkc else 0
+    cols = _workspace(xp, block.size, block.dtype)
+    xp.copyto(cols.reshape(block.shape), block)
+    return cols.reshape(nrows, kkc)
+
+
 def conv_forward(x, w, info: ConvInfo, xp):
-    """``x`` [N, *S, Cin] (channels last), ``w`` [*K, Cin, Cout] -> [N, *O, Cout] float32."""
+    """``x`` [N, *S, Cin] (channels last), ``w`` [*K, Cin, Cout] -> [N, *O, Cout]: one GEMM
+    per cache-sized chunk of im2col rows (float64 for integer inputs, else float32)."""
     ctype = xp.float64 if x.dtype.kind in "iub" else xp.float32
     x, w = x.astype(ctype, copy=False), w.astype(ctype, copy=False)
     n, cout = x.shape[0], w.shape[-1]
     if x.size == 0 or w.size == 0 or math.prod(info.out_sizes) == 0:
         return xp.zeros((n, *info.out_sizes, cout), dtype=ctype)
     out = xp.empty((n, *info.out_sizes, cout), dtype=ctype)
-    starts, ext = _extents(info)
-    win = _windows(_region(x, xp, starts, ext, 0), xp, info)
     kkc = math.prod(info.filter_sizes) * w.shape[-2]
     wm = w.reshape(kkc, cout)
-    rows = math.prod(info.out_sizes)
-    step = max(1, COL_CHUNK // max(1, rows * kkc))
-    for b in range(0, n, step):
-        e = min(n, b + step)
-        cols = win[b:e].reshape((e - b) * rows, kkc)
-        xp.matmul(cols, wm, out=out[b:e].reshape((e - b) * rows, cout))
+    if kkc == x.shape[-1] and all(s == 1 for s in info.strides) and not any(info.pad_before):
+        if list(x.shape[1:-1]) == info.out_sizes:  # 1x1 filter, stride 1: x is the column matrix
+            return xp.matmul(x.reshape(-1, kkc), wm).reshape(out.shape)
+    starts, ext = _extents(info)
+    win = _windows(_region(x, xp, starts, ext, 0, scratch=True), xp, info)
+    for bs, rs in _chunks(n, info.out_sizes, kkc):
+        cols = _im2col(win, bs, rs, xp, kkc)
+        xp.matmul(cols, wm, out=out[bs, rs].reshape(cols.shape[0], cout))
     return out
 
 
@@ -411,35 +521,60 @@ def conv_backprop_filter(x, dy, info: ConvInfo, xp):
     dw = xp.zeros((kkc, cout), dtype=xp.float32)
     if dy.size and x.size:
         starts, ext = _extents(info)
-        win = _windows(_region(x, xp, starts, ext, 0), xp, info)
-        rows = math.prod(info.out_sizes)
-        n = x.shape[0]
-        step = max(1, COL_CHUNK // max(1, rows * kkc))
-        for b in range(0, n, step):
-            e = min(n, b + step)
-            cols = win[b:e].reshape((e - b) * rows, kkc)
-            dw += cols.T @ dy[b:e].reshape((e - b) * rows, cout)
+        win = _windows(_region(x, xp, starts, ext, 0, scratch=True), xp, info)
+        for bs, rs in _chunks(x.shape[0], info.out_sizes, kkc):
+            cols = _im2col(win, bs, rs, xp, kkc)
+            dw += cols.T @ dy[bs, rs].reshape(cols.shape[0], cout)
     return dw.reshape(*info.filter_sizes, cin, cout)
 
 
+def _conv_transposed_stride1(dy, w, info: ConvInfo, xp):
+    """Stride 1: the input gradient is the correlation of ``dy`` with the filter flipped in
+    space and transposed in channels, padded by ``filter - 1 - pad``: one more im2col GEMM."""
+    flipped = xp.ascontiguousarray(
+        xp.swapaxes(w[tuple(slice(None, None, -1) for _ in info.filter_sizes)], -1, -2)
+    )
+    t = ConvInfo()
+    for name in ConvInfo.__slots__:
+        setattr(t, name, getattr(info, name))
+    t.in_sizes, t.out_sizes = list(info.out_sizes), list(info.in_sizes)
+    t.pads = [(f - 1 - p[0], 0) for f, p in zip(info.filter_sizes, info.pads, strict=True)]
+    return conv_forward(dy, flipped, t, xp)
+
+
 def conv_backprop_input(dy, w, info: ConvInfo, xp):
-    """dL/dx for ``conv_forward``: col2im of ``dy @ w.T``, one strided add per tap."""
+    """dL/dx for ``conv_forward``: per chunk, one GEMM per filter tap into the workspace, then
+    a strided add of each tap's rows into the (padded) input gradient (col2im)."""
     dy, w = _float(_fit_dy(dy, xp, info), xp), _float(w, xp)
     cin, cout = w.shape[-2], w.shape[-1]
+    if dy.size and w.size and all(v == 1 for v in info.strides + info.dilations):
+        return _conv_transposed_stride1(dy, w, info, xp)
     scatter = _Scatter(xp, info, cin, xp.float32)
     if dy.size and w.size:
         nk = math.prod(info.filter_sizes)
-        wt = w.reshape(nk, cin, cout)
-        dym = dy.reshape(-1, cout)
-        for i, tap in enumerate(_taps(info)):
-            part = (dym @ wt[i].T).reshape(*dy.shape[:-1], cin)
-            scatter.add(_tap_slices(info, tap), part)
+        wt = xp.ascontiguousarray(xp.swapaxes(w.reshape(nk, cin, cout), 1, 2))  # [tap, cout, cin]
+        for bs, rs in _chunks(dy.shape[0], info.out_sizes, nk * cin):
+            dyc = dy[bs, rs]
+            block = dyc.shape[:-1]
+            dym = dyc.reshape(-1, cout)
+            parts = _workspace(xp, nk * dym.shape[0] * cin, xp.float32).reshape(
+                nk, dym.shape[0], cin
+            )
+            band, off = _band(info, rs), _row_offset(info, rs)
+            for i, tap in enumerate(_taps(info)):
+                xp.matmul(dym, wt[i], out=parts[i])
+                sl = _tap_slices(band, tap)
+                sl = (slice(sl[0].start + off, sl[0].stop + off, sl[0].step), *sl[1:])
+                target = scatter.region[(bs, *sl, slice(None))]
+                target += parts[i].reshape(*block, cin)
     return scatter.result()
 
 
 def conv2d(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
     fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt)
+    info = compute_conv2d_info(
+        x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
+    )
     out = conv_forward(_to_last(x, xp, info.channels_last), w, info, xp)
     return _from_last(_store(out, x, xp), xp, info.channels_last)
 
@@ -451,16 +586,24 @@ def _store(out, x, xp):
     return out.astype(xp.float32, copy=False)
 
 
-def conv2d_backprop_input(dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None):
+def conv2d_backprop_input(
+    dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None
+):
     fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt)
+    info = compute_conv2d_info(
+        tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt
+    )
     dx = conv_backprop_input(_to_last(dy, xp, info.channels_last), w, info, xp)
     return _from_last(dx, xp, info.channels_last)
 
 
-def conv2d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None):
+def conv2d_backprop_filter(
+    x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None
+):
     fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt)
+    info = compute_conv2d_info(
+        x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt
+    )
     last = info.channels_last
     return conv_backprop_filter(_to_last(x, xp, last), _to_last(dy, xp, last), info, xp)
 
@@ -481,15 +624,17 @@ def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
 
 
 # ---------------------------------------------------------------------------- depthwise
-def _depthwise_info(x_shape, w_shape, strides, pad, dilations, rounding):
+def depthwise_info(x_shape, w_shape, strides, pad, dilations, rounding):
     dilations = [1, 1] if dilations is None else dilations
     if not either_strides_or_dilations_are_one(strides, dilations):
         raise InvalidArgumentError(
             "Error in depthwiseConv2d: Either strides or dilations must be 1. "
-            f"Got strides {_js(strides)} and dilations '{_js(dilations)}'"
+            f"Got strides {js_format(strides)} and dilations '{js_format(dilations)}'"
         )
     # TF.js's CPU kernel reads the input as NHWC whatever data_format says.
-    info = compute_conv2d_info(tuple(x_shape), tuple(w_shape), strides, dilations, pad, rounding, True)
+    info = compute_conv2d_info(
+        tuple(x_shape), tuple(w_shape), strides, dilations, pad, rounding, True
+    )
     if w_shape[2] != info.in_channels:
         raise ShapeError(
             f"depthwiseConv2d on CPU reads the input as NHWC: its {info.in_channels} channels must "
@@ -504,44 +649,60 @@ def depthwise_forward(x, w, info: ConvInfo, xp):
     out = xp.zeros((n, *info.out_sizes, c, m), dtype=xp.float32)
     if out.size and x.size:
         starts, ext = _extents(info)
-        region = _region(x, xp, starts, ext, 0)
+        region = _region(x, xp, starts, ext, 0, scratch=True)
+        tmp = _workspace(xp, out.size, xp.float32, "parts").reshape(out.shape)
         for tap in _taps(info):
             v = region[(slice(None), *_tap_slices(info, tap), slice(None))]
-            out += v[..., None] * w[tap]
+            xp.multiply(v[..., None], w[tap], out=tmp)
+            out += tmp
     return out.reshape(n, *info.out_sizes, c * m)
 
 
-def depthwise_conv2d_native(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
-    info = _depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
+def depthwise_conv2d_native(
+    x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None
+):
+    info = depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
     return depthwise_forward(x, w, info, xp)
 
 
-def depthwise_backprop_input(dy, w, *, xp, strides, pad, input_shape, dilations=(1, 1), dim_rounding_mode=None):
-    info = compute_conv2d_info(tuple(input_shape), w.shape, strides, dilations, pad, dim_rounding_mode, True)
+def depthwise_backprop_input(
+    dy, w, *, xp, strides, pad, input_shape, dilations=(1, 1), dim_rounding_mode=None
+):
+    info = compute_conv2d_info(
+        tuple(input_shape), w.shape, strides, dilations, pad, dim_rounding_mode, True
+    )
     dy, w = _float(_fit_dy(dy, xp, info), xp), _float(w, xp)
     c, m = w.shape[2], w.shape[3]
     ones = [1, 1]  # TF.js's backprop kernels step through the filter without dilation
     scatter = _Scatter(xp, info, c, xp.float32, ones)
     if dy.size and w.size:
         dy = dy.reshape(*dy.shape[:-1], c, m)
+        tmp = _workspace(xp, dy.size, xp.float32, "parts").reshape(dy.shape)
         for tap in _taps(info):
-            scatter.add(_tap_slices(info, tap, ones), (dy * w[tap]).sum(-1))
+            xp.multiply(dy, w[tap], out=tmp)
+            scatter.add(_tap_slices(info, tap, ones), tmp[..., 0] if m == 1 else tmp.sum(-1))
     return scatter.result()
 
 
-def depthwise_backprop_filter(x, dy, *, xp, strides, pad, filter_shape, dilations=(1, 1), dim_rounding_mode=None):
-    info = compute_conv2d_info(x.shape, tuple(filter_shape), strides, dilations, pad, dim_rounding_mode, True)
+def depthwise_backprop_filter(
+    x, dy, *, xp, strides, pad, filter_shape, dilations=(1, 1), dim_rounding_mode=None
+):
+    info = compute_conv2d_info(
+        x.shape, tuple(filter_shape), strides, dilations, pad, dim_rounding_mode, True
+    )
     x, dy = _float(x, xp), _float(_fit_dy(dy, xp, info), xp)
     c, m = filter_shape[2], filter_shape[3]
     dw = xp.zeros(tuple(filter_shape), dtype=xp.float32)
     if dy.size and x.size:
         ones = [1, 1]
         starts, ext = _extents(info, ones)
-        region = _region(x, xp, starts, ext, 0)
-        dyc = dy.reshape(-1, c, m).transpose(1, 0, 2)  # [c, rows, m]
+        region = _region(x, xp, starts, ext, 0, scratch=True)
+        dy5 = dy.reshape(*dy.shape[:-1], c, m)
+        tmp = _workspace(xp, dy5.size, xp.float32, "parts").reshape(dy5.shape)
         for tap in _taps(info):
-            v = region[(slice(None), *_tap_slices(info, tap, ones), slice(None))].reshape(-1, c)
-            dw[tap] = xp.matmul(v.T[:, None, :], dyc)[:, 0, :]
+            v = region[(slice(None), *_tap_slices(info, tap, ones), slice(None))]
+            xp.multiply(v[..., None], dy5, out=tmp)
+            dw[tap] = tmp.reshape(-1, c, m).sum(0)
     return dw
 
 
@@ -549,7 +710,9 @@ def depthwise_backprop_filter(x, dy, *, xp, strides, pad, filter_shape, dilation
 def _valid_counts(info: ConvInfo, xp):
     """Taps of each window that fall inside the input, as an array over the output dims."""
     counts = None
-    for o, s, f, p, n in zip(info.out_sizes, info.strides, info.eff_sizes, info.pad_before, info.in_sizes):
+    for o, s, f, p, n in zip(
+        info.out_sizes, info.strides, info.eff_sizes, info.pad_before, info.in_sizes, strict=True
+    ):
         corner = xp.arange(o) * s - p
         c = xp.minimum(corner + f, n) - xp.maximum(corner, 0)
         c = xp.maximum(c, 0)
@@ -559,7 +722,7 @@ def _valid_counts(info: ConvInfo, xp):
 
 def _pool_region(x, xp, info: ConvInfo, fill):
     starts, ext = _extents(info)
-    return _region(x, xp, starts, ext, fill)
+    return _region(x, xp, starts, ext, fill, scratch=True)
 
 
 def _max_pool(x, info: ConvInfo, xp):
@@ -600,9 +763,11 @@ def _pool2d_raw(kind):
         if not either_strides_or_dilations_are_one(strides, 1):
             name = "maxPool" if kind == "max" else "avgPool"
             raise InvalidArgumentError(
-                f"Error in {name}: Either strides or dilations must be 1. Got strides {_js(strides)} and dilations '1'"
+                f"Error in {name}: Either strides or dilations must be 1. Got strides {js_format(strides)} and dilations '1'"
             )
-        info = compute_pool2d_info(x._shape, filter_size, strides, 1, attrs["pad"], attrs.get("dim_rounding_mode"))
+        info = compute_pool2d_info(
+            x._shape, filter_size, strides, 1, attrs["pad"], attrs.get("dim_rounding_mode")
+        )
         if _is_identity_pool(info):
             return backend.share(x, x._shape)  # TF.js's CPU kernel returns identity(x)
         arr = backend.array(x)
@@ -617,7 +782,12 @@ def _pool2d_raw(kind):
 
 def _pool3d_info(x_shape, attrs):
     return compute_pool3d_info(
-        x_shape, attrs["filter_size"], attrs["strides"], 1, attrs["pad"], attrs.get("dim_rounding_mode"),
+        x_shape,
+        attrs["filter_size"],
+        attrs["strides"],
+        1,
+        attrs["pad"],
+        attrs.get("dim_rounding_mode"),
         attrs.get("data_format", "NDHWC"),
     )
 
@@ -632,36 +802,52 @@ def avg_pool3d(x, *, xp, filter_size, strides, pad, dim_rounding_mode=None, data
     return _avg_pool(x, info, xp, True)
 
 
+def _tap_index(values, best, ok, xp, last: bool):
+    """The index of the first (``last``: last) tap whose value equals ``best`` where ``ok``,
+    else -1. ``values`` yields each tap's values; NaN never equals ``best``."""
+    idx = xp.full(best.shape, -1, dtype=xp.int32)
+    order = list(enumerate(values))
+    for i, cur in order if last else order[::-1]:  # the tap written last wins
+        hit = cur == best
+        if ok is not None:
+            hit &= ok
+        idx = xp.where(hit, xp.int32(i), idx)
+    return idx
+
+
 def _max_positions(x, info: ConvInfo, xp, last: bool):
     """For every window, the tap TF.js's ``maxPoolPositions`` picks (first strict max for 2-D,
     last ``>=`` max for 3-D; NaN and padding never picked), or -1."""
     v = x.astype(xp.float64) if x.dtype != xp.float32 else x
     shape = (x.shape[0], *info.out_sizes, x.shape[-1])
+    if not (math.prod(shape) and x.size):
+        return xp.full(shape, -1, dtype=xp.int32)
+    region = _pool_region(v, xp, info, math.nan)
+    taps = [region[(slice(None), *_tap_slices(info, tap), slice(None))] for tap in _taps(info)]
     best = xp.full(shape, -math.inf, dtype=v.dtype)
-    idx = xp.full(shape, -1, dtype=xp.int32)
-    if best.size and x.size:
-        region = _pool_region(v, xp, info, math.nan)
-        for i, tap in enumerate(_taps(info)):
-            cur = region[(slice(None), *_tap_slices(info, tap), slice(None))]
-            better = cur >= best if last else cur > best
-            xp.copyto(best, cur, where=better)
-            xp.copyto(idx, i, where=better)
-    return idx
+    for cur in taps:
+        xp.fmax(best, cur, out=best)
+    # 2-D uses ``pixel > max`` from -Infinity: a window of -Infinity (or NaN) picks nothing.
+    return _tap_index(taps, best, None if last else best > -math.inf, xp, last)
 
 
 def _scatter_by_position(dy, idx, info: ConvInfo, xp, codes=None):
     """dx: each output's ``dy`` added at the input pixel of its chosen tap."""
     scatter = _Scatter(xp, info, dy.shape[-1], xp.float32)
     if dy.size:
+        tmp = _workspace(xp, dy.size, xp.float32, "parts").reshape(dy.shape)
         for i, tap in enumerate(_taps(info)):
             code = i if codes is None else codes[i]
-            scatter.add(_tap_slices(info, tap), xp.where(idx == code, dy, 0).astype(xp.float32))
+            xp.multiply(dy, idx == code, out=tmp)
+            scatter.add(_tap_slices(info, tap), tmp)
     return scatter.result()
 
 
 def max_pool_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
     info = compute_pool2d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
-    return _scatter_by_position(_fit_dy(_float(dy, xp), xp, info), _max_positions(x, info, xp, False), info, xp)
+    return _scatter_by_position(
+        _fit_dy(_float(dy, xp), xp, info), _max_positions(x, info, xp, False), info, xp
+    )
 
 
 def max_pool3d_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
@@ -692,7 +878,9 @@ def avg_pool_grad(dy, x, *, xp, filter_size, strides, pad):
 
 
 def avg_pool3d_grad(dy, x, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
-    return _avg_grad(dy, compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode), xp)
+    return _avg_grad(
+        dy, compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode), xp
+    )
 
 
 def max_pool_with_argmax(x, *, xp, filter_size, strides, pad, include_batch_in_index=False):
@@ -703,7 +891,9 @@ def max_pool_with_argmax(x, *, xp, filter_size, strides, pad, include_batch_in_i
     n, h, w, c = x.shape
     ow = info.out_sizes[1]
     tap_r, tap_c = xp.divmod(xp.maximum(idx, 0), info.eff_sizes[1])
-    rows = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[None, :, None, None]
+    rows = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[
+        None, :, None, None
+    ]
     cols = (xp.arange(ow) * info.strides[1] - info.pad_before[1])[None, None, :, None]
     flat = ((rows + tap_r) * w + (cols + tap_c)) * c + xp.arange(c)
     if include_batch_in_index:
@@ -716,20 +906,18 @@ _MIN_SAFE_INTEGER = -9007199254740991.0
 
 
 def _dilation_argmax(x, f, info: ConvInfo, xp):
-    """(max of x + filter over each window, index of the first tap reaching it or -1)."""
-    ctype = xp.float32 if x.dtype == xp.float32 and f.dtype == xp.float32 else xp.float64
-    v, fv = x.astype(ctype, copy=False), f.astype(ctype, copy=False)
+    """(max of x + filter over each window from Number.MIN_SAFE_INTEGER, index of the first tap
+    reaching it or -1), in float64 as TF.js compares in doubles."""
+    v, fv = x.astype(xp.float64), f.astype(xp.float64)
     shape = (x.shape[0], *info.out_sizes, x.shape[-1])
-    best = xp.full(shape, _MIN_SAFE_INTEGER, dtype=ctype)
-    idx = xp.full(shape, -1, dtype=xp.int32)
-    if best.size and x.size:
-        region = _pool_region(v, xp, info, math.nan)
-        for i, tap in enumerate(_taps(info)):
-            cur = region[(slice(None), *_tap_slices(info, tap), slice(None))] + fv[tap]
-            better = cur > best
-            xp.copyto(best, cur, where=better)
-            xp.copyto(idx, i, where=better)
-    return best, idx
+    best = xp.full(shape, _MIN_SAFE_INTEGER, dtype=xp.float64)
+    if not (best.size and x.size):
+        return best, xp.full(shape, -1, dtype=xp.int32)
+    region = _pool_region(v, xp, info, math.nan)
+    taps = [region[(slice(None), *_tap_slices(info, t), slice(None))] + fv[t] for t in _taps(info)]
+    for cur in taps:
+        xp.fmax(best, cur, out=best)
+    return best, _tap_index(taps, best, best > _MIN_SAFE_INTEGER, xp, False)
 
 
 def dilation2d(x, f, *, xp, strides, pad, dilations):
@@ -739,9 +927,13 @@ def dilation2d(x, f, *, xp, strides, pad, dilations):
 
 
 def _dilation_targets(x, f, dy, attrs, xp):
-    info = compute_dilation2d_info(x.shape, f.shape, attrs["strides"], attrs["pad"], attrs["dilations"])
+    info = compute_dilation2d_info(
+        x.shape, f.shape, attrs["strides"], attrs["pad"], attrs["dilations"]
+    )
     if dy.ndim != 4:
-        raise ShapeError(f"Error in Dilation2DBackpropInput, dy must have the same rank as output 4, but got {dy.ndim}")
+        raise ShapeError(
+            f"Error in Dilation2DBackpropInput, dy must have the same rank as output 4, but got {dy.ndim}"
+        )
     _, idx = _dilation_argmax(x, f, info, xp)
     fw = info.filter_sizes[1]
     return info, idx, xp.divmod(xp.maximum(idx, 0), fw)
@@ -750,8 +942,12 @@ def _dilation_targets(x, f, dy, attrs, xp):
 def dilation2d_backprop_input(x, f, dy, *, xp, strides, pad, dilations):
     info, idx, (tr, tc) = _dilation_targets(x, f, dy, locals(), xp)
     n, h, w, c = x.shape
-    beg_h = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[None, :, None, None]
-    beg_w = (xp.arange(info.out_sizes[1]) * info.strides[1] - info.pad_before[1])[None, None, :, None]
+    beg_h = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[
+        None, :, None, None
+    ]
+    beg_w = (xp.arange(info.out_sizes[1]) * info.strides[1] - info.pad_before[1])[
+        None, None, :, None
+    ]
     found = idx >= 0
     rows = xp.where(found, beg_h + tr * info.dilations[0], xp.maximum(beg_h, 0))
     cols = xp.where(found, beg_w + tc * info.dilations[1], xp.maximum(beg_w, 0))

@@ -373,10 +373,10 @@ class Engine:
         """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``)."""
         state = self.state
         if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
-            live = state.buffer_bytes + data_id.nbytes
-            if live > state.watermark:
-                self._new_peak_or_over_budget(data_id, live, shape, dtype)
-            state.buffer_bytes = live
+            # One in-place add: with the GIL, another thread cannot interleave inside it.
+            state.buffer_bytes += data_id.nbytes
+            if state.buffer_bytes > state.watermark:
+                self._new_peak_or_over_budget(data_id, shape, dtype)
             state.num_data_buffers += 1
         t = _new_tensor(Tensor)  # Tensor.__init__ written out: this is the per-op hot path
         t.id = next(_tensor_ids)
@@ -429,15 +429,18 @@ class Engine:
             state.num_data_buffers -= 1
             state.buffer_bytes -= data_id.nbytes
 
-    def _new_peak_or_over_budget(self, data_id: Any, live: int, shape: tuple, dtype: str) -> None:
-        """A fresh buffer takes live buffer bytes past their peak: record the peak, or, past
-        the memory limit, free the buffer and raise before anything is counted."""
+    def _new_peak_or_over_budget(self, data_id: Any, shape: tuple, dtype: str) -> None:
+        """A fresh buffer took live buffer bytes past their peak: record the peak, or, past
+        the memory limit, free the buffer, take its bytes back and raise (nothing else was
+        counted yet)."""
         state = self.state
         limit = self.memory_limit
+        live = state.buffer_bytes
         if limit is not None and live > limit:
+            state.buffer_bytes -= data_id.nbytes
             data_id.backend.dispose_data(data_id, True)
             raise ResourceExhaustedError(
-                _budget_message(data_id.nbytes, shape, dtype, limit, state.buffer_bytes)
+                _budget_message(data_id.nbytes, shape, dtype, limit, live - data_id.nbytes)
             )
         state.peak_bytes = live
         state.watermark = live if limit is None else min(live, limit)

@@ -60,6 +60,13 @@ Reduction = losses.Reduction
 _numpy_backend.register(_ENGINE)
 _install_chained()
 
+# The Layers API builds on the ops above.
+from . import layers  # noqa: E402
+from .layers import constraints, initializers, regularizers, serialization  # noqa: E402
+from .layers.base import SymbolicTensor  # noqa: E402
+from .layers.input_layer import input  # noqa: E402, A004 - TF.js's name
+from .layers.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
+
 __all__ = [
     *_ops.__all__,
     *__import__("tidytensor.runtime", fromlist=["__all__"]).__all__,
@@ -91,6 +98,18 @@ __all__ = [
     "AdamOptimizer",
     "AdamaxOptimizer",
     "RMSPropOptimizer",
+    "layers",
+    "constraints",
+    "initializers",
+    "regularizers",
+    "serialization",
+    "SymbolicTensor",
+    "input",
+    "Functional",
+    "LayersModel",
+    "Sequential",
+    "model",
+    "sequential",
     "OP_SCOPE_SUFFIX",
     "op",
     "Tensor",

@@ -1,0 +1,101 @@
+"""``tf.layers``: TF.js's Layers API (``tfjs-layers``) — layers, models, initializers,
+activations, regularizers, constraints and their serialization.
+
+This package is also the ``tf.layers`` namespace: every TF.js layer factory in snake_case
+(``tf.layers.dense(units=3, activation='relu', input_shape=[4])``), plus ``input``,
+``input_layer`` and the ``Layer`` base class.
+
+>>> import tidytensor.layers as layers
+>>> model = layers.models.sequential([layers.dense(units=1, input_shape=[2], kernel_initializer='ones')])
+>>> model.predict(tf.tensor2d([[1, 2]])).array_sync()
+[[3.0]]
+
+Module map (TF.js source in brackets)
+-------------------------------------
+- ``state`` [backend/state.ts, common.ts]: ``get_uid`` counters (``dense_Dense1``),
+  ``name_scope``, process-unique weight names (``kernel_1``).
+- ``variables`` [variables.ts]: ``LayerVariable`` (``read``/``write``/``dispose``,
+  ``original_name``, constraint applied after writes).
+- ``base`` [engine/topology.ts]: ``Layer``, ``SymbolicTensor``, ``Node``, ``InputSpec``,
+  ``DisposeResult``.
+- ``input_layer`` [engine/input_layer.ts]: ``InputLayer``, ``input()``.
+- ``executor`` [engine/executor.ts]: ``FeedDict``, ``execute()`` (graph evaluation).
+- ``container`` [engine/container.ts]: ``Container`` (graph of layers, config, load_weights).
+- ``models`` [engine/training.ts, models.ts]: ``LayersModel`` (``tf.model``), ``Functional``,
+  ``Sequential`` (``tf.sequential``), predict/execute/summary/dispose.
+- ``data`` [engine/training_tensors.ts]: batching and input checks shared with training.
+- ``summary`` [utils/layer_utils.ts]: ``print_summary``.
+- ``backend`` [backend/tfjs_backend.ts]: the ``K`` helpers (``dot``, ``bias_add``...).
+- ``initializers``, ``activations``, ``regularizers``, ``constraints``: string identifiers
+  (TF.js and Keras spellings), ``get_*`` / ``serialize_*`` / ``deserialize_*``.
+- ``serialization``: ``register_class``, ``serialize``, ``deserialize`` by ``class_name``.
+- ``utils``: shape helpers, ``convert_ts_to_pythonic`` / ``convert_pythonic_to_ts``.
+- ``core`` [layers/core.ts]: Dense, Activation, Dropout, SpatialDropout1D, Flatten,
+  RepeatVector, Reshape, Permute, Masking.
+- ``training`` (written separately): ``compile``, ``fit``, ``evaluate``, ``train_on_batch``,
+  ``fit_dataset``, ``evaluate_dataset`` as functions taking the model first;
+  ``LayersModel`` methods import it lazily.
+
+Adding a layer family
+---------------------
+1. Write ``layers/<family>.py`` (TF.js's ``layers/<family>.ts``). Each layer subclasses
+   :class:`~.base.Layer`, sets ``class_name`` (Keras's name), is decorated with
+   ``@register_class`` and overrides what it needs:
+
+   - ``__init__(self, <own args>, **kwargs)`` → ``super().__init__(**kwargs)``; resolve
+     identifiers with ``get_activation`` / ``get_initializer`` / ``get_regularizer`` /
+     ``get_constraint``; set ``self.input_spec = [InputSpec(...)]``, ``supports_masking``.
+   - ``build(self, input_shape)``: ``self.add_weight(name, shape, dtype, initializer,
+     regularizer, trainable, constraint)``; end with ``self.built = True``.
+   - ``call(self, inputs, **kwargs)``: ops only (``from .. import ops``; ``backend as K``).
+     It runs inside ``tf.tidy``: only what it returns survives (``tf.keep`` a tensor the
+     layer stores for later; assigning a variable is always safe). ``kwargs`` may hold
+     ``training`` and ``mask``. Unwrap a single input with ``utils.get_exactly_one_tensor``
+     (the executor passes a list).
+   - ``compute_output_shape(self, input_shape)`` (shapes are lists, ``None`` = unknown) and
+     ``compute_mask(self, inputs, mask=None)`` for masking-aware layers.
+   - ``get_config(self)``: own arguments with snake_case keys and ``model.json`` values
+     (``serialize_activation(...)``, ``serialize_initializer(...)``, strings snake_cased with
+     ``utils.to_snake_case`` — ``'channelsLast'`` → ``'channels_last'``), then
+     ``config.update(super().get_config())``. ``from_config`` is inherited
+     (``cls(**config)``; constructors must accept both spellings of string values).
+   - stateful layers: set ``self._stateful = True`` and override ``reset_states``.
+
+2. Add factories (snake_case TF.js names; required arguments positional-or-keyword, the rest
+   keywords) and list them in the module's ``__all__``.
+3. Add the module name to ``_FAMILIES`` below; aliases (``max_pool2d``) go in ``_ALIASES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import activations as activations
+from . import backend as backend
+from . import constraints as constraints
+from . import initializers as initializers
+from . import models as models
+from . import regularizers as regularizers
+from . import serialization as serialization
+from . import utils as utils
+from .base import InputSpec, Layer, SymbolicTensor
+from .input_layer import InputLayer as InputLayer
+from .input_layer import input, input_layer  # noqa: A004 - TF.js's name
+
+#: Layer family modules whose ``__all__`` (factories) make up the ``tf.layers`` namespace.
+_FAMILIES = ("core",)
+
+#: ``alias: factory name`` pairs (TF.js's ``avgPool2d`` → ``averagePooling2d``...).
+_ALIASES: dict[str, str] = {}
+
+__all__ = ["InputSpec", "Layer", "SymbolicTensor", "input", "input_layer"]
+
+for _name in _FAMILIES:
+    _module = importlib.import_module(f"{__name__}.{_name}")
+    for _factory in _module.__all__:
+        globals()[_factory] = getattr(_module, _factory)
+        __all__.append(_factory)
+for _alias, _target in _ALIASES.items():
+    globals()[_alias] = globals()[_target]
+    __all__.append(_alias)
+del _name, _module, _factory

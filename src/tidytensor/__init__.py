@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from . import config, testing, train
+from . import config, data, testing, train
 from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import numpy_backend as _numpy_backend
@@ -85,6 +85,7 @@ __all__ = [
     "string",
     "fused",
     "config",
+    "data",
     "math",
     "signal",
     "train",

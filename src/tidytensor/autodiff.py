@@ -14,7 +14,7 @@ from typing import Any
 
 from . import gradients as _register_gradients  # noqa: F401 - registers every GradConfig
 from . import kernel_registry
-from .engine import ENGINE, tensors_in
+from .engine import ENGINE, current_context, tensors_in
 from .errors import ArgumentTypeError, GradientError, InvalidArgumentError
 from .tape import TapeNode, backprop, filter_tape
 from .tensor import Tensor, Variable
@@ -71,7 +71,7 @@ def _save(tensors: list[Tensor]) -> list[Tensor]:
     follow the path through saved tensors.
     """
     saved = []
-    tape = ENGINE.state.active_tape
+    tape = current_context().tape
     for t in tensors:
         info = t.data_id.backend.share(t, t._shape)
         clone = ENGINE._make_tensor(info[0], info[1], info[2], t.data_id.backend)
@@ -92,7 +92,7 @@ def _identity_grad(dys: list[Tensor]) -> list[Callable[[], Tensor]]:
 
 def _record(kernel_name: str, inputs: tuple, outputs: list[Tensor], attrs: Any) -> None:
     """Engine hook: adds one kernel call to the active tape."""
-    tape = ENGINE.state.active_tape
+    tape = current_context().tape
     if tape is None:
         return
     config = kernel_registry.get_gradient(kernel_name)
@@ -116,27 +116,28 @@ ENGINE.record_tape = _record
 
 
 def _start_tape() -> None:
-    state = ENGINE.state
-    state.gradient_depth += 1
-    if state.gradient_depth == 1:
-        state.active_tape = []
+    ctx = current_context()
+    ctx.gradient_depth += 1
+    if ctx.gradient_depth == 1:
+        ctx.tape = []
+    ENGINE.state.taping += 1
     ENGINE.update_mode()
 
 
 def _end_tape() -> None:
-    state = ENGINE.state
-    state.gradient_depth -= 1
+    current_context().gradient_depth -= 1
+    ENGINE.state.taping -= 1
     ENGINE.update_mode()
 
 
 def _free_tape() -> None:
     """At the end of the outermost gradient call: dispose every saved tensor."""
-    state = ENGINE.state
-    if state.gradient_depth == 0 and state.active_tape is not None:
-        for node in state.active_tape:
+    ctx = current_context()
+    if ctx.gradient_depth == 0 and ctx.tape is not None:
+        for node in ctx.tape:
             for t in node.saved:
                 t.dispose()
-        state.active_tape = None
+        ctx.tape = None
 
 
 def gradients(
@@ -165,7 +166,7 @@ def gradients(
     try:
         if not isinstance(y, Tensor):
             raise GradientError("The result y returned by f() must be a tensor.")
-        tape = ENGINE.state.active_tape or []
+        tape = current_context().tape or []
         filtered = filter_tape(tape, xs, y)
         if not allow_no_gradients and not filtered and xs:
             raise GradientError(
@@ -368,11 +369,11 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
             raise ArgumentTypeError(
                 "The args passed in customGrad(f)(x1, x2,...) must all be tensors"
             )
-        state = ENGINE.state
+        state = current_context()
         saved: list[Tensor] = []
 
         def save(tensors: Any) -> None:
-            if state.active_tape is not None and state.gradient_depth > 0:
+            if state.tape is not None and state.gradient_depth > 0:
                 saved.extend(_save(tensors_in(tensors)))
 
         state.kernel_depth += 1  # kernels of the forward pass are not taped
@@ -390,7 +391,7 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
                 "The function f passed in customGrad(f) must return an object where `obj.grad_func` is a function."
             )
         value = res["value"]
-        if state.active_tape is not None and state.gradient_depth > 0 and state.kernel_depth == 0:
+        if state.tape is not None and state.gradient_depth > 0 and state.kernel_depth == 0:
             n = len(inputs)
 
             def gradient(dys: list[Tensor]) -> list[Callable[[], Tensor]]:
@@ -405,7 +406,7 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
                 return [lambda g=g: g for g in out]
 
             name = "customGrad"
-            state.active_tape.append(
+            state.tape.append(
                 TapeNode(next(_node_ids), name, tuple(inputs), [value], saved, gradient, None)
             )
         return value

@@ -83,11 +83,16 @@ class ScopeContext:
     """The scope stack of one thread, or of one asyncio task inside ``async with
     tf.tidy_scope()``: threads and tasks never dispose each other's tensors."""
 
-    __slots__ = ("active", "stack", "site", "top")
+    __slots__ = ("active", "stack", "site", "top", "gradient_depth", "kernel_depth", "tape")
 
     def __init__(self, active: Scope | None = None):
         self.active = active
         self.stack: list[Scope] = []
+        #: Autodiff state, per thread too: a gradient call in one thread never sees (nor
+        #: hides) another thread's kernels.
+        self.gradient_depth = 0
+        self.kernel_depth = 0
+        self.tape: list | None = None
         #: The user's line running the current outermost op (its tensors' creation site).
         self.site: sites.Site | None = None
         #: Collects the tensors of ops run outside any scope, for the duration of the op.
@@ -196,9 +201,7 @@ class EngineState:
         "watermark",
         "leaked",
         "next_scope_id",
-        "gradient_depth",
-        "kernel_depth",
-        "active_tape",
+        "taping",
         "profiling",
         "profile_kernels",
     )
@@ -217,9 +220,9 @@ class EngineState:
         #: Handles garbage-collected undisposed (TF.js would leak them silently).
         self.leaked: list[LeakedTensor] = []
         self.next_scope_id = 0
-        self.gradient_depth = 0
-        self.kernel_depth = 0
-        self.active_tape: list | None = None
+        #: Gradient calls running in any thread: while > 0, kernels take the instrumented path
+        #: (which records them only for the calling thread's own tape).
+        self.taping = 0
         self.profiling = False
         self.profile_kernels: list[KernelProfile] = []
 
@@ -232,6 +235,20 @@ class EngineState:
     def scope_stack(self) -> list[Scope]:
         """The calling thread's (or task's) open scopes, outermost first."""
         return current_context().stack
+
+    @property
+    def gradient_depth(self) -> int:
+        """How many gradient calls the calling thread is inside."""
+        return current_context().gradient_depth
+
+    @property
+    def kernel_depth(self) -> int:
+        return current_context().kernel_depth
+
+    @property
+    def active_tape(self) -> list | None:
+        """The calling thread's tape (None when it records no gradient)."""
+        return current_context().tape
 
 
 class Engine:
@@ -842,7 +859,7 @@ class Engine:
         state = self.state
         self._slow = bool(
             state.profiling
-            or state.gradient_depth > 0
+            or state.taping > 0
             or self.check_kernel_leaks
             or self.debug_mode
         )
@@ -855,7 +872,8 @@ class Engine:
         before_ids = backend.num_data_ids() if self.check_kernel_leaks else 0
         bytes_before, tensors_before = state.num_bytes, state.num_tensors
         start = _time.perf_counter()
-        state.kernel_depth += 1
+        ctx = current_context()
+        ctx.kernel_depth += 1
         try:
             out = kernel(inputs, attrs)
         except TidyTensorError:
@@ -863,7 +881,7 @@ class Engine:
         except Exception as exc:
             out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
         finally:
-            state.kernel_depth -= 1
+            ctx.kernel_depth -= 1
         elapsed_ms = (_time.perf_counter() - start) * 1000.0
         infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
         if self.check_kernel_leaks:
@@ -893,7 +911,7 @@ class Engine:
                     scope=scope.name if scope is not None else None,
                 )
             )
-        if state.gradient_depth > 0 and state.kernel_depth == 0 and self.record_tape is not None:
+        if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and self.record_tape is not None:
             self.record_tape(kernel_name, inputs, outputs, attrs)
         return outputs if type(out) is list else outputs[0]
 

@@ -1,0 +1,778 @@
+"""Lazy iterators: the streams behind every :class:`~tidytensor.data.Dataset`.
+
+TF.js's ``LazyIterator`` family, made synchronous. Each iterator pulls from its upstream
+with ``_pull()`` (a value, or :data:`END`) and frees what it drops: ``map`` disposes the
+input tensors its function did not pass through and runs the function in ``tidy``;
+``filter`` and ``skip`` dispose what they discard; ``batch`` disposes the rows it stacked;
+``shuffle``, ``prefetch`` and ``unbatch`` dispose their buffers on :meth:`close`.
+
+The consumer calls :meth:`LazyIterator.next` (TF.js's ``{value, done}``, here an
+:class:`IteratorResult`) or iterates in Python. ``close()`` (also ``with``, the end of the
+stream, an error, or the iterator being garbage-collected after a ``break``) closes the
+whole chain, so an early stop leaves no tensors behind. An error raised while producing an
+element closes the chain too and then propagates.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import random
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from ..engine import ENGINE
+from ..errors import ArgumentTypeError, InvalidArgumentError
+from ..tensor import Tensor
+from ._async import LoopThread
+from ._structure import (
+    END,
+    adopt,
+    batch_rows,
+    deep_clone,
+    dispose_except,
+    dispose_value,
+    pipeline_context,
+    tensors_of,
+    unbatch_value,
+)
+
+__all__ = ["IteratorResult", "LazyIterator"]
+
+
+class IteratorResult(NamedTuple):
+    """One step of an iterator: ``value`` and ``done`` (TF.js's ``IteratorResult``)."""
+
+    value: Any
+    done: bool
+
+
+class LazyIterator:
+    """A stream of dataset elements. ``next()`` hands one element to the caller (who then
+    owns its tensors: they join the caller's innermost scope, if any); ``close()`` ends
+    the stream and disposes whatever the pipeline still holds."""
+
+    _closed = False
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _next(self) -> Any:
+        """The next element, or END. Runs in the pipeline's scope context."""
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        """Disposes this iterator's buffers and closes its upstreams."""
+
+    def summary(self) -> str:
+        return type(self).__name__
+
+    # ------------------------------------------------------------------ pipeline side
+    def _pull(self) -> Any:
+        if self._closed:
+            return END
+        return self._next()
+
+    def close(self) -> None:
+        """Ends the stream: disposes buffered elements, stops background threads, closes
+        generators. Idempotent; ``next()`` returns ``done`` afterwards."""
+        if self._closed:
+            return
+        self._closed = True
+        self._close()
+
+    # ------------------------------------------------------------------ consumer side
+    def next(self) -> IteratorResult:
+        """The next element as ``IteratorResult(value, done)``, as TF.js's ``next()``."""
+        if self._closed:
+            return IteratorResult(None, True)
+        with pipeline_context():
+            try:
+                value = self._next()
+            except BaseException:
+                self.close()
+                raise
+            if value is END:
+                self.close()
+                return IteratorResult(None, True)
+        return IteratorResult(adopt(value), False)
+
+    def __iter__(self) -> LazyIterator:
+        return self
+
+    def __next__(self) -> Any:
+        result = self.next()
+        if result.done:
+            raise StopIteration
+        return result.value
+
+    def __enter__(self) -> LazyIterator:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not self._closed:
+            try:
+                self.close()
+            except Exception:  # noqa: S110 - never raise from a finalizer
+                pass
+
+    def to_array(self) -> list[Any]:
+        """Every remaining element, in a list (the caller owns them)."""
+        out: list[Any] = []
+        try:
+            while True:
+                result = self.next()
+                if result.done:
+                    return out
+                out.append(result.value)
+        except BaseException:
+            dispose_value(out)
+            raise
+
+    def for_each_async(self, f: Callable[[Any], Any]) -> None:
+        """Calls ``f`` on every remaining element inside a tidy scope, then disposes the
+        element's tensors (TF.js's ``forEachAsync``; a plain call here)."""
+        loop: LoopThread | None = None
+        try:
+            while True:
+                result = self.next()
+                if result.done:
+                    return
+                value = result.value
+                try:
+                    ENGINE.start_scope("Dataset.for_each_async")
+                    try:
+                        out = f(value)
+                        if inspect.isawaitable(out):
+                            if loop is None:
+                                loop = LoopThread()
+                            loop.run(tidy_await(out, keep_result=False))
+                    finally:
+                        ENGINE.end_scope(None)
+                finally:
+                    dispose_value(value)
+        finally:
+            self.close()
+            if loop is not None:
+                loop.close()
+
+
+async def tidy_await(aw: Any, keep_result: bool) -> Any:
+    """Awaits ``aw`` inside ``async with tf.tidy_scope()``: what it makes is freed at the
+    end except its result (when ``keep_result``)."""
+    from ..scopes import tidy_scope
+
+    async with tidy_scope("Dataset.map_async") as scope:
+        result = await aw
+        if keep_result:
+            scope.keep(result)
+    return result
+
+
+# ====================================================================== sources
+class ItemsIterator(LazyIterator):
+    """``tf.data.array``: hands out copies of the items (tensors cloned, as TF.js does), so
+    the caller's items are never disposed by the pipeline."""
+
+    def __init__(self, items: list[Any]):
+        self.items = items
+        self.index = 0
+
+    def summary(self) -> str:
+        return f"Array of {len(self.items)} items"
+
+    def _next(self) -> Any:
+        if self.index >= len(self.items):
+            return END
+        item = self.items[self.index]
+        self.index += 1
+        return deep_clone(item)
+
+
+class FunctionCallIterator(LazyIterator):
+    """``tf.data.func``: ``f()`` returns ``{'value': ..., 'done': ...}`` (a dict or an object
+    with those attributes)."""
+
+    def __init__(self, fn: Callable[[], Any]):
+        self.fn = fn
+
+    def _next(self) -> Any:
+        result = self.fn()
+        if isinstance(result, dict):
+            done, value = result.get("done", False), result.get("value")
+        else:
+            done, value = getattr(result, "done", False), getattr(result, "value", None)
+        if done:
+            dispose_value(value)
+            return END
+        return value
+
+
+def _note(exc: BaseException, text: str) -> None:
+    notes = getattr(exc, "__notes__", ())
+    if text not in notes and hasattr(exc, "add_note"):
+        exc.add_note(text)
+
+
+class GeneratorIterator(LazyIterator):
+    """Pulls from a Python iterator (a generator made by ``tf.data.generator``'s function)."""
+
+    def __init__(self, it: Iterator[Any]):
+        self.it = it
+        self.count = 0
+
+    def summary(self) -> str:
+        return "Generator"
+
+    def _next(self) -> Any:
+        try:
+            value = next(self.it)
+        except StopIteration:
+            return END
+        except Exception as e:
+            _note(e, f"(raised by the dataset's generator after it produced {self.count} elements)")
+            raise
+        self.count += 1
+        return value
+
+    def _close(self) -> None:
+        close = getattr(self.it, "close", None)
+        if close is not None:
+            close()
+
+
+class AsyncGeneratorIterator(LazyIterator):
+    """Pulls from an async iterator on a private event loop thread."""
+
+    def __init__(self, ait: Any, loop: LoopThread):
+        self.ait = ait
+        self.loop = loop
+        self.count = 0
+
+    def summary(self) -> str:
+        return "Async generator"
+
+    def _next(self) -> Any:
+        try:
+            value = self.loop.run(self.ait.__anext__())
+        except StopAsyncIteration:
+            return END
+        except Exception as e:
+            _note(
+                e,
+                f"(raised by the dataset's async generator after it produced {self.count} elements)",
+            )
+            raise
+        self.count += 1
+        return value
+
+    def _close(self) -> None:
+        try:
+            aclose = getattr(self.ait, "aclose", None)
+            if aclose is not None:
+                self.loop.run(aclose())
+        finally:
+            self.loop.close()
+
+
+# ====================================================================== one-to-one
+class MapIterator(LazyIterator):
+    def __init__(self, upstream: LazyIterator, fn: Callable[[Any], Any]):
+        self.upstream = upstream
+        self.fn = fn
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Map"
+
+    def _next(self) -> Any:
+        value = self.upstream._pull()
+        if value is END:
+            return END
+        inputs = tensors_of(value)
+        ENGINE.start_scope("Dataset.map")
+        try:
+            out = self.fn(value)
+            if inspect.isawaitable(out):
+                if inspect.iscoroutine(out):
+                    out.close()
+                raise ArgumentTypeError(
+                    "The function passed to Dataset.map() returned an awaitable; use map_async()"
+                )
+        except BaseException:
+            ENGINE.end_scope(None)
+            dispose_value(inputs)
+            raise
+        ENGINE.end_scope(out)
+        dispose_except(inputs, out)
+        return out
+
+    def _close(self) -> None:
+        self.upstream.close()
+
+
+class AsyncMapIterator(LazyIterator):
+    """``map_async``: the coroutine runs on a private loop inside ``async with
+    tf.tidy_scope()``, so its intermediates are freed (TF.js leaves that to the user)."""
+
+    def __init__(self, upstream: LazyIterator, fn: Callable[[Any], Any]):
+        self.upstream = upstream
+        self.fn = fn
+        self.loop: LoopThread | None = None
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> AsyncMap"
+
+    def _next(self) -> Any:
+        value = self.upstream._pull()
+        if value is END:
+            return END
+        inputs = tensors_of(value)
+        ENGINE.start_scope("Dataset.map_async")
+        try:
+            out = self.fn(value)
+            if inspect.isawaitable(out):
+                if self.loop is None:
+                    self.loop = LoopThread()
+                out = self.loop.run(tidy_await(out, keep_result=True))
+        except BaseException:
+            ENGINE.end_scope(None)
+            dispose_value(inputs)
+            raise
+        ENGINE.end_scope(out)
+        dispose_except(inputs, out)
+        return out
+
+    def _close(self) -> None:
+        try:
+            self.upstream.close()
+        finally:
+            if self.loop is not None:
+                self.loop.close()
+
+
+def _truthy(x: Any) -> bool:
+    if isinstance(x, Tensor):
+        if x.size != 1:
+            raise InvalidArgumentError(
+                f"filter(): the predicate returned a tensor of shape {x.shape}; return a bool "
+                "or a one-element tensor"
+            )
+        return bool(x.data_sync()[0])
+    return bool(x)
+
+
+class FilterIterator(LazyIterator):
+    def __init__(self, upstream: LazyIterator, predicate: Callable[[Any], Any]):
+        self.upstream = upstream
+        self.predicate = predicate
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Filter"
+
+    def _next(self) -> Any:
+        while True:
+            value = self.upstream._pull()
+            if value is END:
+                return END
+            try:
+                ENGINE.start_scope("Dataset.filter")
+                try:
+                    keep = _truthy(self.predicate(value))
+                finally:
+                    ENGINE.end_scope(None)
+            except BaseException:
+                dispose_value(value)
+                raise
+            if keep:
+                return value
+            dispose_value(value)
+
+    def _close(self) -> None:
+        self.upstream.close()
+
+
+class TakeIterator(LazyIterator):
+    def __init__(self, upstream: LazyIterator, count: int):
+        self.upstream = upstream
+        self.max_count = count
+        self.count = 0
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Take"
+
+    def _next(self) -> Any:
+        if self.count >= self.max_count:
+            self.upstream.close()
+            return END
+        value = self.upstream._pull()
+        if value is END:
+            return END
+        self.count += 1
+        if self.count >= self.max_count:
+            # Nothing more will be read: free upstream buffers (shuffle, prefetch) now.
+            self.upstream.close()
+        return value
+
+    def _close(self) -> None:
+        self.upstream.close()
+
+
+class SkipIterator(LazyIterator):
+    def __init__(self, upstream: LazyIterator, count: int):
+        self.upstream = upstream
+        self.max_count = count
+        self.count = 0
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Skip"
+
+    def _next(self) -> Any:
+        while self.count < self.max_count:
+            skipped = self.upstream._pull()
+            if skipped is END:
+                return END
+            self.count += 1
+            dispose_value(skipped)
+        return self.upstream._pull()
+
+    def _close(self) -> None:
+        self.upstream.close()
+
+
+# ====================================================================== many-to-one, one-to-many
+class BatchIterator(LazyIterator):
+    def __init__(self, upstream: LazyIterator, batch_size: int, small_last_batch: bool):
+        self.upstream = upstream
+        self.batch_size = batch_size
+        self.small_last_batch = small_last_batch
+        self.exhausted = False
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Batch"
+
+    def _next(self) -> Any:
+        if self.exhausted:
+            return END
+        rows: list[Any] = []
+        try:
+            while len(rows) < self.batch_size:
+                value = self.upstream._pull()
+                if value is END:
+                    self.exhausted = True
+                    break
+                rows.append(value)
+            if not rows or (len(rows) < self.batch_size and not self.small_last_batch):
+                dispose_value(rows)
+                return END
+            out = ENGINE.tidy("Dataset.batch", lambda: batch_rows(rows))
+        except BaseException:
+            dispose_value(rows)
+            raise
+        dispose_except(tensors_of(rows), out)
+        return out
+
+    def _close(self) -> None:
+        self.upstream.close()
+
+
+class UnbatchIterator(LazyIterator):
+    def __init__(self, upstream: LazyIterator):
+        self.upstream = upstream
+        self.queue: deque[Any] = deque()
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Unbatch"
+
+    def _next(self) -> Any:
+        while not self.queue:
+            value = self.upstream._pull()
+            if value is END:
+                return END
+            inputs = tensors_of(value)
+            try:
+                rows = ENGINE.tidy("Dataset.unbatch", lambda v=value: unbatch_value(v))
+            except BaseException:
+                dispose_value(inputs)
+                raise
+            dispose_except(inputs, rows)
+            self.queue.extend(rows)
+        return self.queue.popleft()
+
+    def _close(self) -> None:
+        try:
+            self.upstream.close()
+        finally:
+            queued, self.queue = list(self.queue), deque()
+            dispose_value(queued)
+
+
+class ShuffleIterator(LazyIterator):
+    """Samples uniformly from a buffer of ``buffer_size`` upstream elements."""
+
+    def __init__(self, upstream: LazyIterator, buffer_size: int, seed: int):
+        self.upstream = upstream
+        self.buffer_size = buffer_size
+        self.random = random.Random(seed)
+        self.buffer: list[Any] = []
+        self.exhausted = False
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Shuffle"
+
+    def _next(self) -> Any:
+        buffer = self.buffer
+        while not self.exhausted and len(buffer) < self.buffer_size:
+            value = self.upstream._pull()
+            if value is END:
+                self.exhausted = True
+                self.upstream.close()
+                break
+            buffer.append(value)
+        if not buffer:
+            return END
+        i = self.random.randrange(len(buffer))
+        buffer[i], buffer[-1] = buffer[-1], buffer[i]
+        return buffer.pop()
+
+    def _close(self) -> None:
+        try:
+            self.upstream.close()
+        finally:
+            held, self.buffer = self.buffer, []
+            dispose_value(held)
+
+
+class _Raised:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+class _Channel:
+    """A bounded hand-off between the prefetch thread and the consumer."""
+
+    def __init__(self, capacity: int):
+        self.cond = threading.Condition()
+        self.items: deque[Any] = deque()
+        self.capacity = capacity
+        self.closed = False
+        self.finished = False
+
+    def put(self, item: Any) -> bool:
+        with self.cond:
+            while len(self.items) >= self.capacity and not self.closed:
+                self.cond.wait()
+            if self.closed:
+                return False
+            self.items.append(item)
+            self.cond.notify_all()
+            return True
+
+    def get(self) -> Any:
+        with self.cond:
+            while not self.items:
+                if self.finished:
+                    return END
+                self.cond.wait()
+            item = self.items.popleft()
+            self.cond.notify_all()
+            return item
+
+    def finish(self) -> None:
+        with self.cond:
+            self.finished = True
+            self.cond.notify_all()
+
+    def close(self) -> list[Any]:
+        with self.cond:
+            self.closed = True
+            items = list(self.items)
+            self.items.clear()
+            self.cond.notify_all()
+            return items
+
+
+def _prefetch_worker(upstream: LazyIterator, channel: _Channel) -> None:
+    """Runs the upstream pipeline ahead of the consumer. It owns ``upstream``: it is the
+    only thread that pulls from it, and it closes it on the way out."""
+    try:
+        while True:
+            try:
+                value = upstream._pull()
+            except BaseException as e:
+                channel.put(_Raised(e))
+                return
+            if value is END:
+                channel.put(END)
+                return
+            if not channel.put(value):
+                dispose_value(value)
+                return
+    finally:
+        try:
+            upstream.close()
+        finally:
+            channel.finish()
+
+
+class PrefetchIterator(LazyIterator):
+    """Produces up to ``buffer_size`` elements ahead on a background thread, so that the
+    upstream work (I/O, parsing, map functions) overlaps the consumer's."""
+
+    def __init__(self, upstream: LazyIterator, buffer_size: int):
+        self.upstream = upstream
+        self.buffer_size = buffer_size
+        self.channel = _Channel(buffer_size)
+        self.thread: threading.Thread | None = None
+
+    def summary(self) -> str:
+        return f"{self.upstream.summary()} -> Prefetch"
+
+    def _next(self) -> Any:
+        if self.thread is None:
+            # The worker gets the upstream and the channel, never ``self``: dropping this
+            # iterator (a ``break``) lets it be collected and closed.
+            self.thread = threading.Thread(
+                target=_prefetch_worker,
+                args=(self.upstream, self.channel),
+                name="tidytensor-data-prefetch",
+                daemon=True,
+            )
+            self.thread.start()
+        item = self.channel.get()
+        if isinstance(item, _Raised):
+            _note(item.exc, "(raised in the dataset's prefetch thread)")
+            raise item.exc
+        return item
+
+    def _close(self) -> None:
+        leftover = self.channel.close()
+        thread = self.thread
+        if thread is None:
+            self.upstream.close()
+        elif thread is not threading.current_thread():
+            thread.join()
+            leftover += self.channel.close()
+        dispose_value([x for x in leftover if x is not END and not isinstance(x, _Raised)])
+
+
+# ====================================================================== combinators
+class ChainedIterator(LazyIterator):
+    """Concatenates the streams made by ``factories`` (an iterator of zero-argument callables
+    returning a LazyIterator), opening each only when the previous one has ended."""
+
+    def __init__(
+        self, factories: Iterator[Callable[[], LazyIterator]], stop_on_empty: bool = False
+    ):
+        self.factories = factories
+        self.current: LazyIterator | None = None
+        self.stop_on_empty = stop_on_empty
+        self.produced = 0
+
+    def summary(self) -> str:
+        return "Chained"
+
+    def _next(self) -> Any:
+        while True:
+            if self.current is None:
+                factory = next(self.factories, None)
+                if factory is None:
+                    return END
+                self.current = factory()
+                self.produced = 0
+            value = self.current._pull()
+            if value is not END:
+                self.produced += 1
+                return value
+            self.current.close()
+            self.current = None
+            if self.stop_on_empty and self.produced == 0:
+                # An endless repeat of an empty stream would spin forever.
+                self.factories = iter(())
+                return END
+
+    def _close(self) -> None:
+        if self.current is not None:
+            current, self.current = self.current, None
+            current.close()
+
+
+def repeat_factories(factory: Callable[[], LazyIterator], count: int | None) -> Iterator[Any]:
+    if count is None or count < 0:
+        return itertools.repeat(factory)
+    return itertools.repeat(factory, count)
+
+
+class ZipIterator(LazyIterator):
+    """Pulls one element from each iterator of a nested structure and returns them in that
+    structure; ends with the shortest stream (disposing the partial row)."""
+
+    def __init__(self, structure: Any, iterators: list[LazyIterator]):
+        self.structure = structure  # the nest with iterator indices as leaves
+        self.iterators = iterators
+
+    def summary(self) -> str:
+        return "Zip"
+
+    def _next(self) -> Any:
+        values = []
+        for it in self.iterators:
+            try:
+                value = it._pull()
+            except BaseException:
+                dispose_value(values)
+                raise
+            if value is END:
+                dispose_value(values)
+                for other in self.iterators:
+                    other.close()
+                return END
+            values.append(value)
+        return _rebuild(self.structure, values)
+
+    def _close(self) -> None:
+        errors = []
+        for it in self.iterators:
+            try:
+                it.close()
+            except Exception as e:  # close every stream even if one fails
+                errors.append(e)
+        if errors:
+            raise errors[0]
+
+
+class _Leaf(int):
+    """An index into a flat list, standing for a leaf of a nested structure."""
+
+
+def _rebuild(node: Any, values: list[Any]) -> Any:
+    if isinstance(node, _Leaf):
+        return values[node]
+    if isinstance(node, dict):
+        return {k: _rebuild(v, values) for k, v in node.items()}
+    items = [_rebuild(v, values) for v in node]
+    if isinstance(node, list):
+        return items
+    return type(node)(*items) if hasattr(node, "_fields") else tuple(items)
+
+
+def flatten_structure(node: Any, is_leaf: Callable[[Any], bool], leaves: list[Any]) -> Any:
+    """Replaces the leaves of a dict/list/tuple nest by ``_Leaf`` indices into ``leaves``."""
+    if is_leaf(node):
+        leaves.append(node)
+        return _Leaf(len(leaves) - 1)
+    if isinstance(node, dict):
+        return {k: flatten_structure(v, is_leaf, leaves) for k, v in node.items()}
+    if isinstance(node, (list, tuple)):
+        items = [flatten_structure(v, is_leaf, leaves) for v in node]
+        if isinstance(node, list):
+            return items
+        return type(node)(*items) if hasattr(node, "_fields") else tuple(items)
+    raise InvalidArgumentError(
+        "Leaves of the structure passed to zip() must be Datasets, not primitives. "
+        f"Got {type(node).__name__}."
+    )

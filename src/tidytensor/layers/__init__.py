@@ -83,7 +83,19 @@ from .input_layer import InputLayer as InputLayer
 from .input_layer import input, input_layer  # noqa: A004 - TF.js's name
 
 #: Layer family modules whose ``__all__`` (factories) make up the ``tf.layers`` namespace.
-_FAMILIES = ("core",)
+_FAMILIES = (
+    "core",
+    "advanced_activations",
+    "convolutional",
+    "convolutional_depthwise",
+    "padding",
+    "pooling",
+    "normalization",
+    "embeddings",
+    "merge",
+    "noise",
+    "preprocessing",
+)
 
 #: ``alias: factory name`` pairs (TF.js's ``avgPool2d`` → ``averagePooling2d``...).
 _ALIASES: dict[str, str] = {}

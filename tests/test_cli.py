@@ -146,3 +146,26 @@ def test_examples_run(script):
         assert "without tidy: 4 new tensors\nwith tidy: 1 new tensor\n" in proc.stdout
     else:
         assert "Tensor\n    24\nTensor\n    3.5\n" in proc.stdout
+
+
+def test_demo_trains_iris_with_flat_memory(demo_output):
+    body = sections(demo_output)["Iris: train a classifier with fit(), then 1,000 predict() calls"]
+    assert body.startswith("\n120 training and 30 held-out flowers, 4 features each\n")
+    # Not a terminal (captured): one progress line per epoch.
+    epochs = re.findall(
+        r"^Epoch (\d+)/30 - \d+s \d+(?:s|ms|us)/step - loss: (\S+) - acc: (\S+)$", body, flags=re.M
+    )
+    assert [int(e) for e, _, _ in epochs] == list(range(1, 31))
+    losses = [float(loss) for _, loss, _ in epochs]
+    assert losses[-1] < losses[0] / 3
+    assert float(epochs[-1][2]) >= 0.9
+    per_epoch = re.search(
+        r"^# of tensors at the end of each epoch: ([\d, ]+) \(flat\)$", body, re.M
+    )
+    assert per_epoch and len(set(per_epoch.group(1).split(", "))) == 1
+    accuracy = re.search(r"^held-out accuracy: ([\d.]+) \((\d+)/30\)$", body, flags=re.M)
+    assert accuracy and float(accuracy.group(1)) >= 0.9
+    before = re.search(
+        r"^# of tensors before 1,000 predict\(\) calls, each inside tf.tidy\(\): (\d+)$", body, re.M
+    )
+    assert before and f"\n# of tensors after each of them: {before.group(1)}\n" in body

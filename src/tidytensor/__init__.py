@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from . import config, data, testing, train
+from . import config, data, datasets, testing, train
 from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import numpy_backend as _numpy_backend
@@ -62,8 +62,23 @@ _install_chained()
 
 # The Layers API builds on the ops above.
 from . import layers  # noqa: E402
-from .layers import constraints, initializers, regularizers, serialization  # noqa: E402
+from .layers import (  # noqa: E402
+    callbacks,
+    constraints,
+    initializers,
+    metrics,
+    regularizers,
+    serialization,
+)
 from .layers.base import SymbolicTensor  # noqa: E402
+from .layers.callbacks import (  # noqa: E402
+    Callback,
+    CallbackList,
+    CustomCallback,
+    EarlyStopping,
+    History,
+    register_callback_constructor,
+)
 from .layers.input_layer import input  # noqa: E402, A004 - TF.js's name
 from .layers.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
 
@@ -100,6 +115,15 @@ __all__ = [
     "AdamaxOptimizer",
     "RMSPropOptimizer",
     "layers",
+    "datasets",
+    "callbacks",
+    "metrics",
+    "Callback",
+    "CallbackList",
+    "CustomCallback",
+    "EarlyStopping",
+    "History",
+    "register_callback_constructor",
     "constraints",
     "initializers",
     "regularizers",

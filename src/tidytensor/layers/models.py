@@ -477,6 +477,7 @@ class Sequential(LayersModel):
             inputs=self.inputs, outputs=self.outputs[0], name=self.name + "_model"
         )
         self.model.trainable = self.trainable
+        self.model._outer_model = self  # callbacks and checkpoints see the Sequential
         self.supports_masking = self.model.supports_masking
         self.input_layers = self.model.input_layers
         self.input_layers_node_indices = self.model.input_layers_node_indices
@@ -530,8 +531,20 @@ class Sequential(LayersModel):
     def compile(
         self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any
     ) -> None:
+        old = self.model
         self.build()
-        self.model.compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        try:
+            self.model.compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        except BaseException:
+            self.model = old  # a failed compile leaves the model as it was
+            raise
+        if (
+            old is not None
+            and old.is_optimizer_owned
+            and old.optimizer_ is not None
+            and old.optimizer_ is not self.model.optimizer_
+        ):
+            old.optimizer_.dispose()  # TF.js leaks the optimizer it owned
         self.optimizer_ = self.model.optimizer
         self.is_optimizer_owned = self.model.is_optimizer_owned
         self.loss = self.model.loss

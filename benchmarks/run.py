@@ -237,6 +237,10 @@ from workloads_conv import register as _register_conv  # noqa: E402
 
 _register_conv(workload, Workload)
 
+from workloads_training import register as _register_training  # noqa: E402
+
+_register_training(workload, Workload)
+
 
 # --------------------------------------------------------------------------------------------
 # Harness

@@ -8,6 +8,7 @@ Spec format (one JSON list per family, ``specs/<family>.json``), one case per ob
 - ``args``: positional arguments, each one of
   ``{"tensor": values, "shape"?: [...], "dtype"?: "int32"}`` (a tensor; special floats as the
   strings "NaN", "Infinity", "-Infinity"), ``{"variable": values, ...}``,
+  ``{"complex": [re, im], "shape"?: [...]}`` (``tf.complex`` of two float32 tensors),
   ``{"list": [arg, ...]}``, ``{"object": {key: arg}}`` (passed to Python as keyword arguments
   when it is the last argument and ``"kwargs": true`` is set on the case, else as a dict),
   ``{"value": x}`` (a raw value, special floats allowed), ``{"undefined": true}`` (``None``),
@@ -75,6 +76,9 @@ def decode_arg(arg: Any) -> Any:
         return tf.tensor(
             _decode_values(arg["tensor"], arg.get("dtype")), arg.get("shape"), arg.get("dtype")
         )
+    if "complex" in arg:
+        re, im = arg["complex"]
+        return tf.complex(tf.tensor(re, arg.get("shape")), tf.tensor(im, arg.get("shape")))
     if "variable" in arg:
         t = tf.tensor(
             _decode_values(arg["variable"], arg.get("dtype")), arg.get("shape"), arg.get("dtype")
@@ -239,6 +243,8 @@ def _made_by_args(case: dict) -> tuple[int, int]:
             return (1, 1)
         if "variable" in arg:
             return (2, 1)
+        if "complex" in arg:
+            return (3, 3)  # the real and imaginary parts, then the complex64 tensor
         items = arg.get("list") or list(arg.get("object", {}).values())
         parts = [count(a) for a in items]
         return (sum(p[0] for p in parts), sum(p[1] for p in parts))

@@ -608,10 +608,16 @@ class Engine:
                 else:
                     t.scope_id = None
 
-    def _scope_end_note(self, scope: Scope) -> str:
-        name = scope.name
-        kind = f"op '{name[:-4]}'" if name.endswith("__op") else f"scope '{name}'"
-        return f"disposed when {kind} ended at {sites.format_site(sites.user_site(3))}"
+    def pin_site(self) -> _PinnedSite:
+        """``with ENGINE.pin_site():`` — library code that runs many ops for one user call
+        (an optimizer step, a training batch) finds the user's line once, instead of every
+        op walking the stack past the library's frames."""
+        return _PinnedSite(self)
+
+    def _scope_end_note(self, scope: Scope) -> tuple[str, Any]:
+        """How a scope's end disposed a tensor: ``(scope name, site)``, formatted only if an
+        error ever needs it (``tensor.disposed_error``)."""
+        return (scope.name, sites.user_site(3))
 
     def tidy(self, name_or_fn: Any, fn: Any = None) -> Any:
         if fn is None:
@@ -977,6 +983,25 @@ class Engine:
         self._kernels = {}
         _scope_context.set(ScopeContext())
         self.update_mode()
+
+
+class _PinnedSite:
+    """See ``Engine.pin_site``."""
+
+    __slots__ = ("engine", "ctx", "pinned")
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def __enter__(self) -> None:
+        ctx = self.ctx = current_context()
+        self.pinned = ctx.site is None and self.engine.track_sites
+        if self.pinned:
+            ctx.site = sites.user_site(2)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.pinned:
+            self.ctx.site = None
 
 
 class TimingInfo(MemoryInfo):

@@ -107,20 +107,19 @@ def backprop(
 
 
 def _check_gradient(kernel_name: str, i: int, x: Tensor, dx: Any) -> None:
-    name = _input_name(kernel_name, i)
     if not isinstance(dx, Tensor):
         raise GradientError(
-            f"Error in gradient for op {kernel_name}. The gradient of input '{name}' must be a "
+            f"Error in gradient for op {kernel_name}. The gradient of input '{_input_name(kernel_name, i)}' must be a "
             f"Tensor, but the gradient function returned {type(dx).__name__}"
         )
     if dx.dtype != "float32":
         raise GradientError(
-            f"Error in gradient for op {kernel_name}. The gradient of input '{name}' must have "
+            f"Error in gradient for op {kernel_name}. The gradient of input '{_input_name(kernel_name, i)}' must have "
             f"'float32' dtype, but has '{dx.dtype}'"
         )
     if dx._shape != x._shape:
         raise GradientError(
-            f"Error in gradient for op {kernel_name}. The gradient of input '{name}' has shape "
+            f"Error in gradient for op {kernel_name}. The gradient of input '{_input_name(kernel_name, i)}' has shape "
             f"'{list(dx._shape)}', which does not match the shape of the input '{list(x._shape)}'"
         )
 

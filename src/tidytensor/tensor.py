@@ -489,7 +489,11 @@ def disposed_error(t: Tensor, op_name: str | None) -> TensorDisposedError:
         f"created at {sites.format_site(t._site)}" if t._site else "created at an unknown place"
     )
     how = getattr(t, "_dispose_site", None)
-    if isinstance(how, str):
+    if isinstance(how, tuple) and len(how) == 2 and isinstance(how[0], str):
+        name, site = how  # disposed when a scope ended (engine._scope_end_note)
+        kind = f"op '{name[:-4]}'" if name.endswith("__op") else f"scope '{name}'"
+        disposed = f"disposed when {kind} ended at {sites.format_site(site)}"
+    elif isinstance(how, str):
         disposed = how
     elif how is not None:
         disposed = f"disposed at {sites.format_site(how)}"

@@ -18,6 +18,10 @@ function decodeArg(arg) {
   if ('tensor' in arg) {
     return tf.tensor(decodeValues(arg.tensor, arg.dtype), arg.shape, arg.dtype);
   }
+  if ('complex' in arg) {
+    const [re, im] = arg.complex;
+    return tf.complex(tf.tensor(re, arg.shape), tf.tensor(im, arg.shape));
+  }
   if ('variable' in arg) {
     return tf.variable(tf.tensor(decodeValues(arg.variable, arg.dtype), arg.shape, arg.dtype));
   }

@@ -94,7 +94,17 @@ def _softmax_grad(dy, saved, attrs):
     return (lambda: ops.sub(dy_times_y, ops.mul(ops.sum(dy_times_y, [dim], True), y)),)
 
 
+def _log_softmax_grad(dy, saved, attrs):
+    """TF.js's LogSoftmax gradient, for a backend or custom op that runs the kernel
+    (``log_softmax`` itself is a composite with a custom gradient, as in TF.js)."""
+    (value,) = saved
+    ops = _ops()
+    axis = attrs["axis"]
+    return (lambda: ops.sub(dy, ops.mul(ops.sum(dy, axis, True), ops.exp(value))),)
+
+
 for _config in (
+    GradConfig(k.LOG_SOFTMAX, _log_softmax_grad, outputs_to_save=(True,)),
     GradConfig(k.FUSED_BATCH_NORM, _fused_batch_norm_grad, save_all_inputs=True),
     GradConfig(k.LRN, _lrn_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
     GradConfig(k.SOFTMAX, _softmax_grad, outputs_to_save=(True,)),

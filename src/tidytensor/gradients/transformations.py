@@ -2,8 +2,8 @@
 ExpandDims_grad.ts, PadV2_grad.ts, MirrorPad_grad.ts, BatchToSpaceND_grad.ts,
 SpaceToBatchND_grad.ts).
 
-``broadcast_to`` runs the Tile kernel (its gradient is in slicing_joining.py); TF.js's
-BroadcastTo gradient belongs to a kernel no op runs, so none is registered.
+``broadcast_to`` runs the Tile kernel (its gradient is in slicing_joining.py). The BroadcastTo
+gradient is registered as in TF.js, for a backend or custom op that runs that kernel.
 """
 
 from __future__ import annotations
@@ -77,6 +77,17 @@ def _mirror_pad_grad(dy, saved, attrs):
     return (der_x,)
 
 
+def _broadcast_to_grad(dy, saved, attrs):
+    """Sums dy over the axes the input was broadcast along (keeping them)."""
+    from ..ops.reduction import sum as sum_
+
+    in_shape = list(attrs["input_shape"])
+    out_shape = list(attrs["shape"])
+    in_shape = [1] * (len(out_shape) - len(in_shape)) + in_shape
+    axes = [i for i, (a, b) in enumerate(zip(in_shape, out_shape, strict=True)) if a != b]
+    return (lambda: sum_(dy, axes, True) if axes else dy.clone(),)
+
+
 def _batch_to_space_nd_grad(dy, saved, attrs):
     from ..ops.transformations import space_to_batch_nd
 
@@ -96,6 +107,7 @@ for _config in (
     GradConfig(k.PAD_V2, _pad_grad, inputs_to_save=(0,)),
     GradConfig(k.MIRROR_PAD, _mirror_pad_grad, inputs_to_save=(0,)),
     GradConfig(k.BATCH_TO_SPACE_ND, _batch_to_space_nd_grad),
+    GradConfig(k.BROADCAST_TO, _broadcast_to_grad),
     GradConfig(k.SPACE_TO_BATCH_ND, _space_to_batch_nd_grad),
 ):
     register_gradient(_config)

@@ -107,20 +107,21 @@ class Optimizer(metaclass=_OptimizerMeta):
         3.2
         >>> opt.dispose(); x.dispose()
         """
-        result = self.compute_gradients(f, var_list)
-        value, grads = result.value, result.grads
-        try:
-            if var_list is not None:
-                self.apply_gradients(
-                    [{"name": v.name, "tensor": grads.get(v.name)} for v in var_list]
-                )
-            else:
-                self.apply_gradients(grads)
-        except BaseException:
+        with ENGINE.pin_site():  # every op of the step belongs to the caller's line
+            result = self.compute_gradients(f, var_list)
+            value, grads = result.value, result.grads
+            try:
+                if var_list is not None:
+                    self.apply_gradients(
+                        [{"name": v.name, "tensor": grads.get(v.name)} for v in var_list]
+                    )
+                else:
+                    self.apply_gradients(grads)
+            except BaseException:
+                dispose(grads)
+                value.dispose()
+                raise
             dispose(grads)
-            value.dispose()
-            raise
-        dispose(grads)
         if return_cost:
             return value
         value.dispose()

@@ -241,6 +241,14 @@ from workloads_training import register as _register_training  # noqa: E402
 
 _register_training(workload, Workload)
 
+from workloads_io import register as _register_io  # noqa: E402
+
+_register_io(workload, Workload)
+
+from workloads_memory import register as _register_memory  # noqa: E402
+
+_register_memory(workload, Workload)
+
 
 # --------------------------------------------------------------------------------------------
 # Harness

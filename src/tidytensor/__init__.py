@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from . import config, data, datasets, testing, train
+from . import config, data, datasets, testing, train, viz
 from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import numpy_backend as _numpy_backend
@@ -61,7 +61,11 @@ _numpy_backend.register(_ENGINE)
 _install_chained()
 
 # The Layers API builds on the ops above.
-from . import layers  # noqa: E402
+from . import (  # noqa: E402
+    io,
+    layers,
+)
+from .io import load_layers_model  # noqa: E402
 from .layers import (  # noqa: E402
     callbacks,
     constraints,
@@ -101,6 +105,7 @@ __all__ = [
     "fused",
     "config",
     "data",
+    "viz",
     "math",
     "signal",
     "train",
@@ -115,6 +120,8 @@ __all__ = [
     "AdamaxOptimizer",
     "RMSPropOptimizer",
     "layers",
+    "io",
+    "load_layers_model",
     "datasets",
     "callbacks",
     "metrics",

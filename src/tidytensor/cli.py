@@ -1,7 +1,11 @@
-"""The ``tidytensor`` command: ``tidytensor demo`` runs the seeds' programs.
+"""The ``tidytensor`` command: ``tidytensor demo`` runs the seeds' programs;
+``tidytensor summary MODEL`` describes a saved model; ``tidytensor predict MODEL --input FILE``
+runs it.
 
 >>> build_parser().parse_args(['demo', '--only', 'tidy']).only
 ['tidy']
+>>> build_parser().parse_args(['predict', 'm/', '--input', 'x.npy']).input
+'x.npy'
 """
 
 from __future__ import annotations
@@ -34,12 +38,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only the programs whose title contains one of these words",
     )
     demo.add_argument("--list", action="store_true", help="list the programs and exit")
+    summary = commands.add_parser(
+        "summary",
+        help="describe a saved layers model (model.json and its weights)",
+        description="Loads MODEL (a model.json, its directory, a file:// or http(s):// URL, or "
+        "localstorage://name) and prints its format, weights manifest and layer table.",
+    )
+    summary.add_argument("model", metavar="MODEL")
+    summary.add_argument("--line-length", type=int, default=None, help="width of the layer table")
+    predict = commands.add_parser(
+        "predict",
+        help="run a saved layers model on inputs from a .json, .npy or .npz file",
+        description="Loads MODEL and prints model.predict(inputs) as JSON. --input is a .npy "
+        "array, a .npz of arrays (by input name, or in order), or a .json nested list (one "
+        "input), list of nested lists (one per input) or object keyed by input name.",
+    )
+    predict.add_argument("model", metavar="MODEL")
+    predict.add_argument("--input", required=True, metavar="FILE", help=".json, .npy or .npz")
+    predict.add_argument(
+        "--output", metavar="FILE", help="write the output(s) to a .json, .npy or .npz file"
+    )
+    predict.add_argument("--batch-size", type=int, default=None, help="default 32")
+    predict.add_argument(
+        "--no-strict", action="store_true", help="load even if some weights do not match"
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in ("summary", "predict"):
+        from .io import cli as model_cli
+
+        return model_cli.run(args)
     if args.command != "demo":
         parser.print_help()
         return 2

@@ -12,6 +12,7 @@ import inspect
 import itertools
 import math
 import sys
+import threading
 import time as _time
 import warnings
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from typing import Any
 
 from . import kernel_registry, sites
 from . import tensor as _tensor_module
-from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, FLOAT32, STRING
+from .dtypes import BYTES_PER_ELEMENT, COMPLEX64, FLOAT32, STRING, check_dtype
 from .errors import (
     ArgumentTypeError,
     BackendNotFoundError,
@@ -149,6 +150,8 @@ class KernelProfile:
         "kernel_time_ms",
         "extra_info",
         "scope",
+        "scope_id",
+        "start_time",
     )
 
     def __init__(self, **fields: Any):
@@ -164,21 +167,68 @@ class KernelProfile:
         )
 
 
+class ScopeEvent:
+    """A scope opened (``kind='start'``) or closed (``'end'``, after it freed its tensors)
+    while ``tf.profile`` ran: the scope boundaries of the profile's timeline."""
+
+    __slots__ = (
+        "kind",
+        "name",
+        "scope_id",
+        "time",
+        "total_bytes_snapshot",
+        "total_tensors_snapshot",
+    )
+
+    def __init__(self, **fields: Any):
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return (
+            f"ScopeEvent(kind={self.kind!r}, name={self.name!r}, "
+            f"total_bytes_snapshot={self.total_bytes_snapshot})"
+        )
+
+
 class ProfileInfo:
     """``tf.profile(fn)``'s result."""
 
     def __init__(
-        self, new_bytes: int, new_tensors: int, peak_bytes: float, kernels: list, result: Any
+        self,
+        new_bytes: int,
+        new_tensors: int,
+        peak_bytes: float,
+        kernels: list,
+        result: Any,
+        scope_events: list | None = None,
+        start_time: float | None = None,
+        start_bytes: int | None = None,
+        start_tensors: int | None = None,
     ):
         self.new_bytes = new_bytes
         self.new_tensors = new_tensors
         self.peak_bytes = peak_bytes
         self.kernels = kernels
         self.result = result
+        self.scope_events = scope_events if scope_events is not None else []
+        #: ``time.perf_counter()`` when the profile started (as kernels' ``start_time``).
+        self.start_time = start_time
+        #: Live totals (``num_bytes``, ``num_tensors``) when the profile started.
+        self.start_bytes = start_bytes
+        self.start_tensors = start_tensors
 
     @property
     def kernel_names(self) -> list[str]:
         return list(dict.fromkeys(k.name for k in self.kernels))
+
+    @property
+    def timeline(self) -> list:
+        """Kernel calls and scope boundaries in order, with times and the live totals after
+        each (``tidytensor.viz.TimelineEvent``); ``tidytensor.viz.memory_timeline`` draws it."""
+        from .viz import timeline
+
+        return timeline(self)
 
     def __repr__(self) -> str:
         return (
@@ -204,6 +254,7 @@ class EngineState:
         "taping",
         "profiling",
         "profile_kernels",
+        "profile_scopes",
     )
 
     def __init__(self) -> None:
@@ -225,6 +276,7 @@ class EngineState:
         self.taping = 0
         self.profiling = False
         self.profile_kernels: list[KernelProfile] = []
+        self.profile_scopes: list[ScopeEvent] = []
 
     @property
     def active_scope(self) -> Scope | None:
@@ -268,6 +320,9 @@ class Engine:
         self.warn_leaks = True
         self.debug_mode = False
         self.track_sites = True
+        #: Held while the kernel leak detector counts the backend's buffers around a kernel,
+        #: and by every other writer of buffers while the detector is on (other threads).
+        self._leak_check_lock = threading.RLock()
         kernel_registry.on_change(self._on_kernels_changed)
 
     # ================================================================ backends
@@ -379,7 +434,12 @@ class Engine:
     ) -> Tensor:
         """A new tensor from host values already in storage dtype (NumPy)."""
         backend = backend or self.backend
-        data_id = backend.write(values, shape, dtype)
+        dtype = check_dtype(dtype, "make_tensor")  # one canonical string per dtype
+        if self.check_kernel_leaks:  # not while a kernel counts the backend's buffers
+            with self._leak_check_lock:
+                data_id = backend.write(values, shape, dtype)
+        else:
+            data_id = backend.write(values, shape, dtype)
         if data_id.shape == shape:
             shape = data_id.shape  # one tuple object: kernels compare shapes by identity first
         return self._make_tensor(data_id, shape, dtype, backend)
@@ -406,7 +466,7 @@ class Engine:
         if dtype != COMPLEX64:
             # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
             state.num_bytes += (
-                data_id.nbytes if dtype is data_id.dtype else _logical_bytes(shape, dtype)
+                data_id.nbytes if dtype is data_id.dtype or dtype == data_id.dtype else _logical_bytes(shape, dtype)
             )
             if dtype == STRING:
                 state.num_string_tensors += 1
@@ -438,7 +498,7 @@ class Engine:
         dtype = t.dtype
         if dtype != COMPLEX64:
             state.num_bytes -= (
-                data_id.nbytes if dtype is data_id.dtype else _logical_bytes(t._shape, dtype)
+                data_id.nbytes if dtype is data_id.dtype or dtype == data_id.dtype else _logical_bytes(t._shape, dtype)
             )
             if dtype == STRING:
                 state.num_string_tensors -= 1
@@ -545,7 +605,7 @@ class Engine:
         state.num_tensors += 1
         if v.dtype != COMPLEX64:
             state.num_bytes += (
-                data_id.nbytes if v.dtype is data_id.dtype else _logical_bytes(v._shape, v.dtype)
+                data_id.nbytes if v.dtype == data_id.dtype else _logical_bytes(v._shape, v.dtype)
             )
             if v.dtype == STRING:
                 state.num_string_tensors += 1
@@ -580,6 +640,8 @@ class Engine:
         state.next_scope_id += 1
         ctx.stack.append(scope)
         ctx.active = scope
+        if state.profiling:
+            self._record_scope_event("start", scope)
         return scope
 
     def end_scope(self, result: Any = None) -> None:
@@ -607,6 +669,21 @@ class Engine:
                     t.scope_id = parent.id
                 else:
                     t.scope_id = None
+        if self.state.profiling:
+            self._record_scope_event("end", scope)
+
+    def _record_scope_event(self, kind: str, scope: Scope) -> None:
+        state = self.state
+        state.profile_scopes.append(
+            ScopeEvent(
+                kind=kind,
+                name=scope.name,
+                scope_id=scope.id,
+                time=_time.perf_counter(),
+                total_bytes_snapshot=state.num_bytes,
+                total_tensors_snapshot=state.num_tensors,
+            )
+        )
 
     def pin_site(self) -> _PinnedSite:
         """``with ENGINE.pin_site():`` — library code that runs many ops for one user call
@@ -814,7 +891,11 @@ class Engine:
         values = source.read_sync(data_id, data_id.shape)
         refs = data_id.refs
         source.dispose_data(data_id, True)
-        moved = backend.write(values, data_id.shape, t.dtype)
+        if self.check_kernel_leaks:  # not while a kernel counts the backend's buffers
+            with self._leak_check_lock:
+                moved = backend.write(values, data_id.shape, t.dtype)
+        else:
+            moved = backend.write(values, data_id.shape, t.dtype)
         data_id.values, data_id.backend, data_id.refs = moved.values, backend, refs
 
     def _kernel_retry(
@@ -870,34 +951,44 @@ class Engine:
             or self.debug_mode
         )
 
+    def _call_kernel(self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any) -> Any:
+        ctx = current_context()
+        ctx.kernel_depth += 1
+        try:
+            return kernel(inputs, attrs)
+        except TidyTensorError:
+            raise
+        except Exception as exc:
+            return self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
+        finally:
+            ctx.kernel_depth -= 1
+
     def _run_kernel_instrumented(
         self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
     ) -> Any:
         state = self.state
         backend = self._backend
-        before_ids = backend.num_data_ids() if self.check_kernel_leaks else 0
         bytes_before, tensors_before = state.num_bytes, state.num_tensors
         start = _time.perf_counter()
-        ctx = current_context()
-        ctx.kernel_depth += 1
-        try:
-            out = kernel(inputs, attrs)
-        except TidyTensorError:
-            raise
-        except Exception as exc:
-            out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
-        finally:
-            ctx.kernel_depth -= 1
-        elapsed_ms = (_time.perf_counter() - start) * 1000.0
-        infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
         if self.check_kernel_leaks:
-            new_ids = sum(1 for o in infos if o[0].refs == 1)
-            leaked = backend.num_data_ids() - before_ids - new_ids
+            # The detector compares the backend's global buffer count around the kernel:
+            # no other thread may make buffers meanwhile (they take the lock to write).
+            with self._leak_check_lock:
+                before_ids = backend.num_data_ids()
+                out = self._call_kernel(kernel_name, kernel, inputs, attrs)
+                infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
+                new_ids = sum(1 for o in infos if o[0].refs == 1)
+                leaked = backend.num_data_ids() - before_ids - new_ids
             if leaked > 0:
                 raise KernelLeakError(
                     f"Backend '{self.backend_name}' has an internal memory leak ({leaked} data ids) "
                     f"after running '{kernel_name}'"
                 )
+        else:
+            out = self._call_kernel(kernel_name, kernel, inputs, attrs)
+            infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
+        elapsed_ms = (_time.perf_counter() - start) * 1000.0
+        ctx = current_context()
         outputs = [self._make_tensor(o[0], o[1], o[2], backend) for o in infos]
         if self.debug_mode:
             _check_finite(kernel_name, outputs, inputs, backend)
@@ -915,6 +1006,8 @@ class Engine:
                     kernel_time_ms=elapsed_ms,
                     extra_info="",
                     scope=scope.name if scope is not None else None,
+                    scope_id=scope.id if scope is not None else None,
+                    start_time=start,
                 )
             )
         if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and self.record_tape is not None:
@@ -941,18 +1034,23 @@ class Engine:
     def profile(self, query: Callable[[], Any]) -> ProfileInfo:
         state = self.state
         was_profiling, saved = state.profiling, state.profile_kernels
+        saved_scopes = state.profile_scopes
         state.profiling = True
         state.profile_kernels = []
+        state.profile_scopes = []
         self.update_mode()
         start_bytes, start_tensors = state.num_bytes, state.num_tensors
+        start_time = _time.perf_counter()
         try:
             result = query()
         finally:
-            kernels = state.profile_kernels
+            kernels, scopes = state.profile_kernels, state.profile_scopes
             state.profiling = was_profiling
             state.profile_kernels = saved
+            state.profile_scopes = saved_scopes
             if was_profiling:
                 saved.extend(kernels)
+                saved_scopes.extend(scopes)
             self.update_mode()
         peak = max((k.total_bytes_snapshot for k in kernels), default=float("-inf"))
         return ProfileInfo(
@@ -961,6 +1059,10 @@ class Engine:
             peak_bytes=peak,
             kernels=kernels,
             result=result,
+            scope_events=scopes,
+            start_time=start_time,
+            start_bytes=start_bytes,
+            start_tensors=start_tensors,
         )
 
     def time(self, query: Callable[[], Any]) -> dict[str, float]:
@@ -1018,9 +1120,10 @@ def _budget_message(request: int, shape: tuple, dtype: str, limit: int, live: in
     if largest:
         lines.append("Largest live tensors:")
         for t, nbytes in largest:
+            leaked = " (garbage-collected undisposed)" if isinstance(t, LeakedTensor) else ""
             lines.append(
                 f"  Tensor {t.id} shape={list(t._shape)} dtype={t.dtype}: {nbytes} bytes, "
-                f"created at {sites.format_site(t._site)}"
+                f"created at {sites.format_site(t._site)}{leaked}"
             )
     return "\n".join(lines)
 
@@ -1029,10 +1132,18 @@ def _largest_live_tensors(n: int) -> list[tuple[Tensor, int]]:
     """The n largest live handles (found through the garbage collector: error path only)."""
     import gc
 
-    found = []
+    found: list[tuple[Any, int]] = []
     for obj in gc.get_objects():
-        if isinstance(obj, Tensor) and not obj._disposed and obj.data_id.refs > 0:
+        if (
+            isinstance(obj, Tensor)
+            and not obj._disposed
+            and obj.data_id.refs > 0
+            and obj.data_id.backend.alive  # not a handle from before a reset
+        ):
             found.append((obj, obj.data_id.nbytes))
+    for record in ENGINE.state.leaked:  # garbage-collected handles hold live buffers too
+        if not record._disposed and record.data_id.refs > 0 and record.data_id.backend.alive:
+            found.append((record, record.data_id.nbytes))
     found.sort(key=lambda pair: -pair[1])
     return found[:n]
 
@@ -1061,11 +1172,14 @@ def _check_finite(kernel_name: str, outputs: list[Tensor], inputs: tuple, backen
         bad = backend.count_non_finite(t.data_id)
         if bad:
             shapes = ", ".join(str(list(i._shape)) for i in inputs)
-            warnings.warn(
-                f"Found {bad} in the result of '{kernel_name}' (input shapes: {shapes})",
-                RuntimeWarning,
-                stacklevel=4,
-            )
+            message = f"Found {bad} in the result of '{kernel_name}' (input shapes: {shapes})"
+            site = t._site or sites.user_site(2)
+            if site is None:
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
+            else:  # attributed to the user's line that ran the op, not to the engine
+                warnings.warn_explicit(
+                    message, RuntimeWarning, site[0].co_filename, sites.line_of(site)
+                )
 
 
 def tensors_in(container: Any) -> list[Tensor]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from . import sites
-from .engine import ENGINE, LeakedTensor, new_context, restore_context, tensors_in
+from .engine import (
+    ENGINE,
+    LeakedTensor,
+    current_context,
+    new_context,
+    restore_context,
+    tensors_in,
+)
 from .errors import ArgumentTypeError
 from .tensor import Tensor, Variable
 
@@ -116,24 +123,24 @@ class TidyScope:
         return result
 
     def __enter__(self) -> TidyScope:
-        ENGINE.start_scope(self.name)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        ENGINE.end_scope(self._kept)
-
-    async def __aenter__(self) -> TidyScope:
-        from .engine import current_context
-
+        # A scope stack of its own for the block: asyncio tasks copy their context
+        # shallowly and so share their creator's stack, and a plain ``with`` around an
+        # ``await`` would otherwise close (and free) another task's scope.
         self._token = new_context(current_context().active)
         ENGINE.start_scope(self.name)
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: Any) -> None:
         try:
             ENGINE.end_scope(self._kept)
         finally:
             restore_context(self._token)
+
+    async def __aenter__(self) -> TidyScope:
+        return self.__enter__()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.__exit__(*exc)
 
 
 def tidy_scope(name: str | None = None) -> TidyScope:

@@ -454,7 +454,11 @@ def host_tensor(values: np.ndarray, shape: tuple[int, ...], dtype: str) -> Tenso
 def filled_tensor(shape: tuple[int, ...], value: Any, dtype: str) -> Tensor:
     """A host-made tensor of one repeated value (TF.js's ``makeZerosTypedArray`` /
     ``makeOnesTypedArray`` followed by ``ENGINE.makeTensor``)."""
-    return ENGINE.make_tensor(np.full(shape, value, dtype=NUMPY_DTYPE[dtype]), shape, dtype)
+    np_dtype = NUMPY_DTYPE[dtype]
+    if dtype != "string" and value == 0:
+        # np.zeros maps zero pages lazily; np.full writes every byte up front.
+        return ENGINE.make_tensor(np.zeros(shape, dtype=np_dtype), shape, dtype)
+    return ENGINE.make_tensor(np.full(shape, value, dtype=np_dtype), shape, dtype)
 
 
 # ============================================================================ convertToTensor

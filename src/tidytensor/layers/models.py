@@ -233,6 +233,24 @@ class LayersModel(Container):
             for t in made:
                 t.dispose()
 
+    # ---------------------------------------------------------------- saving
+    def save(
+        self,
+        handler_or_url: Any,
+        include_optimizer: bool = False,
+        quantize: str | None = None,
+        shard_size_bytes: int = 4194304,
+        trainable_only: bool = False,
+    ) -> Any:
+        """Saves topology and weights in TF.js's format (``tidytensor.io.save_model``):
+        a directory or ``file://``, ``http(s)://``, ``localstorage://``/``indexeddb://``
+        (a local model store) or an IO handler; returns TF.js's SaveResult."""
+        from ..io import save_model
+
+        return save_model(
+            self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
+        )
+
     # ---------------------------------------------------------------- training
     def compile(
         self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any

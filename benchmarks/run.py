@@ -249,6 +249,10 @@ from workloads_memory import register as _register_memory  # noqa: E402
 
 _register_memory(workload, Workload)
 
+from workloads_layers import register as _register_layers  # noqa: E402
+
+_register_layers(workload, Workload)
+
 
 # --------------------------------------------------------------------------------------------
 # Harness

@@ -232,3 +232,61 @@ def check_error(module: Any, case: dict[str, Any]) -> None:
     assert _mentions(str(info.value), case, layer.get_class_name()), str(info.value)
     assert tf.memory().num_tensors - before <= len(layer.weights)
     tf.dispose(xs)
+
+
+def _short_name(module: Any) -> str:
+    """``tidytensor.layers.merge`` -> ``merge`` (the ``module`` key of the goldens)."""
+    return module.__name__.rsplit(".", 1)[1]
+
+
+class FamilyGoldenTests:
+    """The tests every ``tests/layers/test_<module>.py`` runs on its layer modules: each golden
+    case (predict, no leak, config round trip), each case TF.js refused, every class covered
+    by a golden and every factory exported. Use it as::
+
+        class TestGolden(FamilyGoldenTests):
+            modules = (M,)
+
+    A module whose layers TF.js never refuses sets ``test_refused_like_tfjs = None``."""
+
+    modules: tuple[Any, ...] = ()
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "case" in metafunc.fixturenames:
+            pairs = [(m, c) for m in self.modules for c in load_cases(_short_name(m))]
+        elif "error" in metafunc.fixturenames:
+            pairs = [(m, c) for m in self.modules for c in load_errors(_short_name(m))]
+        else:
+            metafunc.parametrize("module", self.modules, ids=_short_name)
+            return
+        argnames = [n for n in ("module", "case", "error") if n in metafunc.fixturenames]
+        metafunc.parametrize(argnames, pairs, ids=[c["name"] for _, c in pairs])
+
+    def test_golden(self, module: Any, case: dict[str, Any]) -> None:
+        run_golden(module, case)
+
+    def test_no_leak(self, module: Any, case: dict[str, Any]) -> None:
+        check_no_leak(module, case)
+
+    def test_config_round_trip(self, module: Any, case: dict[str, Any]) -> None:
+        check_round_trip(module, case)
+
+    def test_refused_like_tfjs(self, module: Any, error: dict[str, Any]) -> None:
+        check_error(module, error)
+
+    def test_every_class_has_a_golden(self, module: Any) -> None:
+        covered = {
+            c["config"]["class_name"] for m in self.modules for c in load_cases(_short_name(m))
+        }
+        classes = {
+            obj.class_name
+            for obj in vars(module).values()
+            if isinstance(obj, type)
+            and obj.__module__ == module.__name__
+            and "class_name" in vars(obj)
+        }
+        assert classes <= covered, classes - covered
+
+    def test_factories_are_exported(self, module: Any) -> None:
+        for name in module.__all__:
+            assert callable(getattr(module, name))

@@ -7,15 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from families_golden import (
-    check_error,
-    check_no_leak,
-    check_round_trip,
-    ids,
-    load_cases,
-    load_errors,
-    run_golden,
-)
+from families_golden import FamilyGoldenTests
 
 import tidytensor as tf
 from tidytensor.layers import convolutional as M
@@ -23,47 +15,12 @@ from tidytensor.layers import convolutional_depthwise as MD
 from tidytensor.layers.errors import LayersNotImplementedError, LayersValueError
 from tidytensor.layers.regularizers import l2
 
-CASES = [(M, c) for c in load_cases("convolutional")] + [
-    (MD, c) for c in load_cases("convolutional_depthwise")
-]
-CASE_IDS = [c["name"] for _, c in CASES]
-ERRORS = load_errors("convolutional")
+
+class TestGolden(FamilyGoldenTests):
+    modules = (M, MD)
 
 
-@pytest.mark.parametrize(("module", "case"), CASES, ids=CASE_IDS)
-def test_golden(module, case):
-    run_golden(module, case)
-
-
-@pytest.mark.parametrize(("module", "case"), CASES, ids=CASE_IDS)
-def test_no_leak(module, case):
-    check_no_leak(module, case)
-
-
-@pytest.mark.parametrize(("module", "case"), CASES, ids=CASE_IDS)
-def test_config_round_trip(module, case):
-    check_round_trip(module, case)
-
-
-@pytest.mark.parametrize("case", ERRORS, ids=ids(ERRORS))
-def test_refused_like_tfjs(case):
-    check_error(M, case)
-
-
-@pytest.mark.parametrize("module", [M, MD])
-def test_every_class_has_a_golden(module):
-    covered = {c["config"]["class_name"] for _, c in CASES}
-    classes = {
-        obj.class_name
-        for obj in vars(module).values()
-        if isinstance(obj, type) and obj.__module__ == module.__name__ and "class_name" in vars(obj)
-    }
-    assert classes <= covered, classes - covered
-
-
-def test_factories_are_exported():
-    for name in M.__all__ + MD.__all__:
-        assert callable(getattr(M, name, None) or getattr(MD, name))
+def test_the_two_modules_export_different_names():
     assert not set(M.__all__) & set(MD.__all__)
 
 

@@ -6,57 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from families_golden import (
-    check_error,
-    check_no_leak,
-    check_round_trip,
-    ids,
-    load_cases,
-    load_errors,
-    run_golden,
-)
+from families_golden import FamilyGoldenTests
 
 import tidytensor as tf
 from tidytensor.layers import padding as M
 from tidytensor.layers.errors import LayersNotImplementedError, LayersValueError
 
-CASES = load_cases("padding")
-ERRORS = load_errors("padding")
 
-
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
-def test_golden(case):
-    run_golden(M, case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
-def test_no_leak(case):
-    check_no_leak(M, case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
-def test_config_round_trip(case):
-    check_round_trip(M, case)
-
-
-@pytest.mark.parametrize("case", ERRORS, ids=ids(ERRORS))
-def test_refused_like_tfjs(case):
-    check_error(M, case)
-
-
-def test_every_class_has_a_golden():
-    covered = {c["config"]["class_name"] for c in CASES}
-    classes = {
-        obj.class_name
-        for obj in vars(M).values()
-        if isinstance(obj, type) and obj.__module__ == M.__name__ and "class_name" in vars(obj)
-    }
-    assert classes <= covered, classes - covered
-
-
-def test_factories_are_exported():
-    for name in M.__all__:
-        assert callable(getattr(M, name))
+class TestGolden(FamilyGoldenTests):
+    modules = (M,)
 
 
 def test_padding_values_are_zeros_around_the_input():

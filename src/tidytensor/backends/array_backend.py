@@ -28,6 +28,7 @@ FAMILIES = (
     "transformations",
     "slicing_joining",
     "convolution",
+    "pooling",
     "fused",
     "normalization",
     "losses",
@@ -44,6 +45,7 @@ FAMILIES = (
     "sparse",
     "ragged",
     "string",
+    "recurrent",
 )
 
 

@@ -279,70 +279,83 @@ class AsyncGeneratorIterator(LazyIterator):
 
 
 # ====================================================================== one-to-one
-class MapIterator(LazyIterator):
-    def __init__(self, upstream: LazyIterator, fn: Callable[[Any], Any]):
-        self.upstream = upstream
-        self.fn = fn
+class _Stage(LazyIterator):
+    """An iterator over one ``upstream`` iterator: ``summary`` adds ``-> STAGE`` to the
+    upstream's, and closing it closes the upstream."""
+
+    STAGE = ""
+    upstream: LazyIterator
 
     def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Map"
-
-    def _next(self) -> Any:
-        value = self.upstream._pull()
-        if value is END:
-            return END
-        inputs = tensors_of(value)
-        ENGINE.start_scope("Dataset.map")
-        try:
-            out = self.fn(value)
-            if inspect.isawaitable(out):
-                if inspect.iscoroutine(out):
-                    out.close()
-                raise ArgumentTypeError(
-                    "The function passed to Dataset.map() returned an awaitable; use map_async()"
-                )
-        except BaseException:
-            ENGINE.end_scope(None)
-            dispose_value(inputs)
-            raise
-        ENGINE.end_scope(out)
-        dispose_except(inputs, out)
-        return out
+        return f"{self.upstream.summary()} -> {self.STAGE}"
 
     def _close(self) -> None:
         self.upstream.close()
 
 
-class AsyncMapIterator(LazyIterator):
+def _map_element(value: Any, scope_name: str, call: Callable[[Any], Any]) -> Any:
+    """``call(value)`` in a scope of its own: the result is kept and the element's other
+    tensors are disposed (all of them when ``call`` raises)."""
+    inputs = tensors_of(value)
+    ENGINE.start_scope(scope_name)
+    try:
+        out = call(value)
+    except BaseException:
+        ENGINE.end_scope(None)
+        dispose_value(inputs)
+        raise
+    ENGINE.end_scope(out)
+    dispose_except(inputs, out)
+    return out
+
+
+class MapIterator(_Stage):
+    STAGE = "Map"
+
+    def __init__(self, upstream: LazyIterator, fn: Callable[[Any], Any]):
+        self.upstream = upstream
+        self.fn = fn
+
+    def _next(self) -> Any:
+        value = self.upstream._pull()
+        if value is END:
+            return END
+        return _map_element(value, "Dataset.map", self._call)
+
+    def _call(self, value: Any) -> Any:
+        out = self.fn(value)
+        if inspect.isawaitable(out):
+            if inspect.iscoroutine(out):
+                out.close()
+            raise ArgumentTypeError(
+                "The function passed to Dataset.map() returned an awaitable; use map_async()"
+            )
+        return out
+
+
+class AsyncMapIterator(_Stage):
     """``map_async``: the coroutine runs on a private loop inside ``async with
     tf.tidy_scope()``, so its intermediates are freed (TF.js leaves that to the user)."""
+
+    STAGE = "AsyncMap"
 
     def __init__(self, upstream: LazyIterator, fn: Callable[[Any], Any]):
         self.upstream = upstream
         self.fn = fn
         self.loop: LoopThread | None = None
 
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> AsyncMap"
-
     def _next(self) -> Any:
         value = self.upstream._pull()
         if value is END:
             return END
-        inputs = tensors_of(value)
-        ENGINE.start_scope("Dataset.map_async")
-        try:
-            out = self.fn(value)
-            if inspect.isawaitable(out):
-                if self.loop is None:
-                    self.loop = LoopThread()
-                out = self.loop.run(tidy_await(out, keep_result=True))
-        except BaseException:
-            ENGINE.end_scope(None)
-            dispose_value(inputs)
-            raise
-        ENGINE.end_scope(out)
-        dispose_except(inputs, out)
+        return _map_element(value, "Dataset.map_async", self._call)
+
+    def _call(self, value: Any) -> Any:
+        out = self.fn(value)
+        if inspect.isawaitable(out):
+            if self.loop is None:
+                self.loop = LoopThread()
+            out = self.loop.run(tidy_await(out, keep_result=True))
         return out
 
     def _close(self) -> None:
@@ -364,13 +377,12 @@ def _truthy(x: Any) -> bool:
     return bool(x)
 
 
-class FilterIterator(LazyIterator):
+class FilterIterator(_Stage):
+    STAGE = "Filter"
+
     def __init__(self, upstream: LazyIterator, predicate: Callable[[Any], Any]):
         self.upstream = upstream
         self.predicate = predicate
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Filter"
 
     def _next(self) -> Any:
         while True:
@@ -390,18 +402,14 @@ class FilterIterator(LazyIterator):
                 return value
             dispose_value(value)
 
-    def _close(self) -> None:
-        self.upstream.close()
 
+class TakeIterator(_Stage):
+    STAGE = "Take"
 
-class TakeIterator(LazyIterator):
     def __init__(self, upstream: LazyIterator, count: int):
         self.upstream = upstream
         self.max_count = count
         self.count = 0
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Take"
 
     def _next(self) -> Any:
         if self.count >= self.max_count:
@@ -416,18 +424,14 @@ class TakeIterator(LazyIterator):
             self.upstream.close()
         return value
 
-    def _close(self) -> None:
-        self.upstream.close()
 
+class SkipIterator(_Stage):
+    STAGE = "Skip"
 
-class SkipIterator(LazyIterator):
     def __init__(self, upstream: LazyIterator, count: int):
         self.upstream = upstream
         self.max_count = count
         self.count = 0
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Skip"
 
     def _next(self) -> Any:
         while self.count < self.max_count:
@@ -438,20 +442,16 @@ class SkipIterator(LazyIterator):
             dispose_value(skipped)
         return self.upstream._pull()
 
-    def _close(self) -> None:
-        self.upstream.close()
-
 
 # ====================================================================== many-to-one, one-to-many
-class BatchIterator(LazyIterator):
+class BatchIterator(_Stage):
+    STAGE = "Batch"
+
     def __init__(self, upstream: LazyIterator, batch_size: int, small_last_batch: bool):
         self.upstream = upstream
         self.batch_size = batch_size
         self.small_last_batch = small_last_batch
         self.exhausted = False
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Batch"
 
     def _next(self) -> Any:
         if self.exhausted:
@@ -474,17 +474,13 @@ class BatchIterator(LazyIterator):
         dispose_except(tensors_of(rows), out)
         return out
 
-    def _close(self) -> None:
-        self.upstream.close()
 
+class UnbatchIterator(_Stage):
+    STAGE = "Unbatch"
 
-class UnbatchIterator(LazyIterator):
     def __init__(self, upstream: LazyIterator):
         self.upstream = upstream
         self.queue: deque[Any] = deque()
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Unbatch"
 
     def _next(self) -> Any:
         while not self.queue:
@@ -509,8 +505,10 @@ class UnbatchIterator(LazyIterator):
             dispose_value(queued)
 
 
-class ShuffleIterator(LazyIterator):
+class ShuffleIterator(_Stage):
     """Samples uniformly from a buffer of ``buffer_size`` upstream elements."""
+
+    STAGE = "Shuffle"
 
     def __init__(self, upstream: LazyIterator, buffer_size: int, seed: int):
         self.upstream = upstream
@@ -518,9 +516,6 @@ class ShuffleIterator(LazyIterator):
         self.random = random.Random(seed)
         self.buffer: list[Any] = []
         self.exhausted = False
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Shuffle"
 
     def _next(self) -> Any:
         buffer = self.buffer
@@ -619,18 +614,17 @@ def _prefetch_worker(upstream: LazyIterator, channel: _Channel) -> None:
             channel.finish()
 
 
-class PrefetchIterator(LazyIterator):
+class PrefetchIterator(_Stage):
     """Produces up to ``buffer_size`` elements ahead on a background thread, so that the
     upstream work (I/O, parsing, map functions) overlaps the consumer's."""
+
+    STAGE = "Prefetch"
 
     def __init__(self, upstream: LazyIterator, buffer_size: int):
         self.upstream = upstream
         self.buffer_size = buffer_size
         self.channel = _Channel(buffer_size)
         self.thread: threading.Thread | None = None
-
-    def summary(self) -> str:
-        return f"{self.upstream.summary()} -> Prefetch"
 
     def _next(self) -> Any:
         if self.thread is None:

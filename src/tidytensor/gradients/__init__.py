@@ -14,6 +14,8 @@ from . import (  # noqa: F401
     logical,
     matrices,
     normalization,
+    pooling,
+    recurrent,
     reduction,
     scan,
     segment,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..backends.xp_kernels.convolution import js_format, tuple_values_are_one
 from ..broadcast_util import get_reduction_axes
+from ..errors import GradientError
 from ..tensor import Tensor
 
 
@@ -15,3 +19,14 @@ def reduce_to_shape(dx: Tensor, shape: tuple[int, ...]) -> Tensor:
 
     axes = get_reduction_axes(shape, dx._shape) if dx._shape != shape else []
     return reshape(sum_(dx, axes) if axes else dx, list(shape))
+
+
+def check_gradient_dilations(op_desc: str, dilations: Any, in_gradients: bool = True) -> None:
+    """TF.js's convolution gradients refuse dilations above 1 (some messages add "in
+    gradients")."""
+    if not tuple_values_are_one(dilations):
+        where = " in gradients" if in_gradients else ""
+        raise GradientError(
+            f"Error in gradient of {op_desc}: dilation rates greater than 1 are not yet supported"
+            f"{where}. Got dilations '{js_format(dilations)}'"
+        )

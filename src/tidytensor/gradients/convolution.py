@@ -1,4 +1,5 @@
-"""Gradients of the convolution and pooling kernels (TF.js's Conv2D_grad.ts, MaxPool_grad.ts...).
+"""Gradients of the convolution kernels (TF.js's Conv2D_grad.ts, DepthwiseConv2dNative_grad.ts...;
+pooling's are in pooling.py).
 
 The fused ops (tf.fused.*) carry their own gradients through ``custom_grad`` (ops/fused.py).
 """
@@ -6,15 +7,11 @@ The fused ops (tf.fused.*) carry their own gradients through ``custom_grad`` (op
 from __future__ import annotations
 
 from .. import kernel_names as k
-from ..backends.xp_kernels.convolution import (
-    either_strides_or_dilations_are_one,
-    tuple_values_are_one,
-)
-from ..backends.xp_kernels.convolution import (
-    js_format as js_str,
-)
-from ..errors import GradientError, InvalidArgumentError, ShapeError
+from ..backends.xp_kernels.convolution import either_strides_or_dilations_are_one
+from ..backends.xp_kernels.convolution import js_format as js_str
+from ..errors import InvalidArgumentError, ShapeError
 from ..kernel_registry import GradConfig, register_gradient
+from ._util import check_gradient_dilations
 
 
 def _conv():
@@ -25,12 +22,7 @@ def _conv():
 
 def _conv2d_grad(dy, saved, attrs):
     x4, filt = saved
-    dilations = attrs.get("dilations", (1, 1))
-    if not tuple_values_are_one(dilations):
-        raise GradientError(
-            "Error in gradient of conv2D: dilation rates greater than 1 are not yet supported in gradients. "
-            f"Got dilations '{js_str(dilations)}'"
-        )
+    check_gradient_dilations("conv2D", attrs.get("dilations", (1, 1)))
     c = _conv()
     strides, pad, fmt = attrs["strides"], attrs["pad"], attrs["data_format"]
     return (
@@ -55,12 +47,7 @@ def _conv2d_backprop_input_grad(ddx, saved, attrs):
 
 
 def _conv3d_grad(dy, saved, attrs):
-    dilations = attrs.get("dilations", (1, 1, 1))
-    if not tuple_values_are_one(dilations):
-        raise GradientError(
-            "Error in gradient of conv3D: dilation rates greater than 1 are not yet supported in gradients. "
-            f"Got dilations '{js_str(dilations)}'"
-        )
+    check_gradient_dilations("conv3D", attrs.get("dilations", (1, 1, 1)))
     x5, filt = saved
     c = _conv()
     strides, pad = attrs["strides"], attrs["pad"]
@@ -74,11 +61,7 @@ def _depthwise_grad(dy, saved, attrs):
     strides, pad, mode = attrs["strides"], attrs["pad"], attrs.get("dim_rounding_mode")
     dilations = attrs.get("dilations")
     dilations = [1, 1] if dilations is None else dilations
-    if not tuple_values_are_one(dilations):
-        raise GradientError(
-            "Error in gradient of depthwiseConv2dNative: dilation rates greater than 1 are not yet supported. "
-            f"Got dilations '{js_str(dilations)}'"
-        )
+    check_gradient_dilations("depthwiseConv2dNative", dilations, in_gradients=False)
     x, filt = saved
     if x.rank != 4:
         raise ShapeError(
@@ -116,60 +99,11 @@ def _dilation2d_grad(dy, saved, attrs):
     )
 
 
-def _avg_pool_grad(dy, saved, attrs):
-    (x,) = saved
-    c = _conv()
-    return (lambda: c._avg_pool_grad(dy, x, attrs["filter_size"], attrs["strides"], attrs["pad"]),)
-
-
-def _avg_pool3d_grad(dy, saved, attrs):
-    (x,) = saved
-    c = _conv()
-    return (
-        lambda: c._avg_pool3d_grad(
-            dy,
-            x,
-            attrs["filter_size"],
-            attrs["strides"],
-            attrs["pad"],
-            attrs.get("dim_rounding_mode"),
-        ),
-    )
-
-
-def _max_pool_grad(dy, saved, attrs):
-    x, y = saved
-    c = _conv()
-    return (
-        lambda: c._max_pool_grad(dy, x, y, attrs["filter_size"], attrs["strides"], attrs["pad"]),
-    )
-
-
-def _max_pool3d_grad(dy, saved, attrs):
-    x, y = saved
-    c = _conv()
-    return (
-        lambda: c._max_pool3d_grad(
-            dy,
-            x,
-            y,
-            attrs["filter_size"],
-            attrs["strides"],
-            attrs["pad"],
-            attrs.get("dim_rounding_mode"),
-        ),
-    )
-
-
 for _config in (
     GradConfig(k.CONV2D, _conv2d_grad, inputs_to_save=(0, 1)),
     GradConfig(k.CONV2D_BACKPROP_INPUT, _conv2d_backprop_input_grad, inputs_to_save=(0, 1)),
     GradConfig(k.CONV3D, _conv3d_grad, inputs_to_save=(0, 1)),
     GradConfig(k.DEPTHWISE_CONV2D_NATIVE, _depthwise_grad, inputs_to_save=(0, 1)),
     GradConfig(k.DILATION2D, _dilation2d_grad, inputs_to_save=(0, 1)),
-    GradConfig(k.AVG_POOL, _avg_pool_grad, inputs_to_save=(0,)),
-    GradConfig(k.AVG_POOL3D, _avg_pool3d_grad, inputs_to_save=(0,)),
-    GradConfig(k.MAX_POOL, _max_pool_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
-    GradConfig(k.MAX_POOL3D, _max_pool3d_grad, inputs_to_save=(0,), outputs_to_save=(True,)),
 ):
     register_gradient(_config)

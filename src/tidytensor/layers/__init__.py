@@ -95,6 +95,9 @@ _FAMILIES = (
     "merge",
     "noise",
     "preprocessing",
+    "recurrent",
+    "wrappers",
+    "convolutional_recurrent",
 )
 
 #: ``alias: factory name`` pairs (TF.js's ``avgPool2d`` → ``averagePooling2d``...).

@@ -57,9 +57,6 @@ class ReLU(Layer):
             out = ops.clip_by_value(out, 0, self.max_value)
         return out
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
-
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"max_value": self.max_value}
         config.update(super().get_config())
@@ -84,9 +81,6 @@ class LeakyReLU(Layer):
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         return ops.leaky_relu(get_exactly_one_tensor(inputs), self.alpha)
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
 
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"alpha": self.alpha}
@@ -203,9 +197,6 @@ class ELU(Layer):
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         return ops.elu(get_exactly_one_tensor(inputs))
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
-
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"alpha": self.alpha}
         config.update(super().get_config())
@@ -231,9 +222,6 @@ class ThresholdedReLU(Layer):
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         x = get_exactly_one_tensor(inputs)
         return ops.mul(x, ops.cast(ops.greater(x, self.theta), "float32"))
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
 
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"theta": self.theta}
@@ -280,9 +268,6 @@ class Softmax(Layer):
                 return ops.exp(ops.sub(x, ops.log_sum_exp(x, self.axis, True)))
             return self._softmax.apply(x, self.axis[0])
         return self._softmax.apply(x, self.axis)
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
 
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"axis": self.axis}

@@ -239,6 +239,19 @@ class BaseConv(Layer):
     def _channel_axis(self, input_shape: list) -> int:
         return 1 if self.data_format == "channelsFirst" else len(input_shape) - 1
 
+    def _add_bias(self, size: int, dtype: str | None = None) -> None:
+        """Adds the ``bias`` weight (``size`` values) when ``use_bias``."""
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                [size],
+                dtype,
+                self.bias_initializer,
+                self.bias_regularizer,
+                True,
+                self.bias_constraint,
+            )
+
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {
             "kernel_size": list(self.kernel_size),
@@ -306,16 +319,7 @@ class Conv(BaseConv):
             True,
             self.kernel_constraint,
         )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                [self.filters],
-                None,
-                self.bias_initializer,
-                self.bias_regularizer,
-                True,
-                self.bias_constraint,
-            )
+        self._add_bias(self.filters)
         self.input_spec = [InputSpec(ndim=self.rank + 2, axes={channel_axis: input_dim})]
         self.built = True
 
@@ -460,16 +464,7 @@ class _ConvTranspose(Conv):
             True,
             self.kernel_constraint,
         )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                [self.filters],
-                "float32",
-                self.bias_initializer,
-                self.bias_regularizer,
-                True,
-                self.bias_constraint,
-            )
+        self._add_bias(self.filters, "float32")
         self.input_spec = [InputSpec(ndim=self.rank + 2, axes={channel_axis: input_dim})]
         self.built = True
 
@@ -638,16 +633,7 @@ class SeparableConv2D(Conv):
             True,
             self.pointwise_constraint,
         )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                [self.filters],
-                "float32",
-                self.bias_initializer,
-                self.bias_regularizer,
-                True,
-                self.bias_constraint,
-            )
+        self._add_bias(self.filters, "float32")
         self.input_spec = [InputSpec(ndim=self.rank + 2, axes={channel_axis: input_dim})]
         self.built = True
 

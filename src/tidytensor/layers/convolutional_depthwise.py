@@ -96,16 +96,7 @@ class DepthwiseConv2D(BaseConv):
             True,
             self.depthwise_constraint,
         )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                [input_dim * self.depth_multiplier],
-                None,
-                self.bias_initializer,
-                self.bias_regularizer,
-                True,
-                self.bias_constraint,
-            )
+        self._add_bias(input_dim * self.depth_multiplier)
         self.input_spec = [InputSpec(ndim=4, axes={channel_axis: input_dim})]
         self.built = True
 

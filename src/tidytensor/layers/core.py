@@ -437,9 +437,6 @@ class Masking(Layer):
         self.supports_masking = True
         self.mask_value = 0 if mask_value is None else mask_value
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
-
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         config = {"mask_value": self.mask_value, **config}

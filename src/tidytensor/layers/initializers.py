@@ -166,42 +166,38 @@ class RandomUniform(Initializer):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
-@register_class
-class RandomNormal(Initializer):
-    """Normal values (defaults mean 0, stddev 0.05)."""
-
-    class_name = "RandomNormal"
+class _Normal(Initializer):
+    """The arguments of the normal initializers: ``mean`` (default 0), ``stddev`` (0.05)."""
 
     def __init__(self, mean: float | None = None, stddev: float | None = None, seed: Any = None):
         self.mean = 0.0 if mean is None else mean
         self.stddev = 0.05 if stddev is None else stddev
         self.seed = seed
+
+    def get_config(self) -> dict[str, Any]:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+@register_class
+class RandomNormal(_Normal):
+    """Normal values (defaults mean 0, stddev 0.05)."""
+
+    class_name = "RandomNormal"
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         dtype = _float_dtype(dtype, "randomNormal")
         return K.random_normal(shape, self.mean, self.stddev, dtype, self.seed)
 
-    def get_config(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
-
 
 @register_class
-class TruncatedNormal(Initializer):
+class TruncatedNormal(_Normal):
     """Normal values redrawn beyond two standard deviations (defaults mean 0, stddev 0.05)."""
 
     class_name = "TruncatedNormal"
 
-    def __init__(self, mean: float | None = None, stddev: float | None = None, seed: Any = None):
-        self.mean = 0.0 if mean is None else mean
-        self.stddev = 0.05 if stddev is None else stddev
-        self.seed = seed
-
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         dtype = _float_dtype(dtype, "truncatedNormal")
         return ops.truncated_normal(shape, self.mean, self.stddev, dtype, self.seed)
-
-    def get_config(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
 @register_class

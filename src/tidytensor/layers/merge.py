@@ -12,6 +12,7 @@ symbolic tensors first it also applies a new layer to them (Keras's functional f
 
 from __future__ import annotations
 
+from functools import reduce
 from typing import Any
 
 from .. import ops
@@ -83,12 +84,17 @@ class Merge(Layer):
             )
         return sizes
 
-    def build(self, input_shape: Any) -> None:
-        shapes = self._shapes(input_shape)
-        self._check_batch_sizes(shapes)
+    def _output_shape_without_batch(self, shapes: list) -> Any:
+        """The inputs' shapes (batch dim dropped) broadcast together."""
         out = None if shapes[0] is None else shapes[0][1:]
         for s in shapes[1:]:
             out = self.compute_elementwise_op_output_shape(out, None if s is None else s[1:])
+        return out
+
+    def build(self, input_shape: Any) -> None:
+        shapes = self._shapes(input_shape)
+        self._check_batch_sizes(shapes)
+        self._output_shape_without_batch(shapes)  # refuses shapes that do not broadcast
         ranks = {len(s) for s in shapes if s is not None}
         self.reshape_required = any(s is None for s in shapes) or len(ranks) != 1
         self.built = True
@@ -107,9 +113,7 @@ class Merge(Layer):
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         shapes = self._shapes(input_shape)
-        out = None if shapes[0] is None else shapes[0][1:]
-        for s in shapes[1:]:
-            out = self.compute_elementwise_op_output_shape(out, None if s is None else s[1:])
+        out = self._output_shape_without_batch(shapes)
         sizes = self._check_batch_sizes(shapes)
         batch = sizes[0] if len(sizes) == 1 else None
         return [batch, *(out or [])]
@@ -129,10 +133,7 @@ class Merge(Layer):
         present = [m for m in mask if m is not None]
         if not present:
             return None
-        out = present[0]
-        for m in present[1:]:
-            out = ops.logical_and(out, m)
-        return out
+        return reduce(ops.logical_and, present)
 
 
 def _apply_or_make(cls: type, inputs: Any, kwargs: dict) -> Any:
@@ -154,10 +155,7 @@ class Add(Merge):
     class_name = "Add"
 
     def merge_function(self, inputs: list) -> Any:
-        out = ops.clone(inputs[0])
-        for x in inputs[1:]:
-            out = ops.add(out, x)
-        return out
+        return reduce(ops.add, inputs[1:], ops.clone(inputs[0]))
 
 
 @register_class
@@ -167,10 +165,7 @@ class Multiply(Merge):
     class_name = "Multiply"
 
     def merge_function(self, inputs: list) -> Any:
-        out = ops.clone(inputs[0])
-        for x in inputs[1:]:
-            out = ops.mul(out, x)
-        return out
+        return reduce(ops.mul, inputs[1:], ops.clone(inputs[0]))
 
 
 @register_class
@@ -180,10 +175,7 @@ class Average(Merge):
     class_name = "Average"
 
     def merge_function(self, inputs: list) -> Any:
-        out = ops.clone(inputs[0])
-        for x in inputs[1:]:
-            out = ops.add(out, x)
-        return ops.mul(1 / len(inputs), out)
+        return ops.mul(1 / len(inputs), reduce(ops.add, inputs[1:], ops.clone(inputs[0])))
 
 
 @register_class
@@ -193,10 +185,7 @@ class Maximum(Merge):
     class_name = "Maximum"
 
     def merge_function(self, inputs: list) -> Any:
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = ops.maximum(out, x)
-        return out
+        return reduce(ops.maximum, inputs)
 
 
 @register_class
@@ -206,10 +195,7 @@ class Minimum(Merge):
     class_name = "Minimum"
 
     def merge_function(self, inputs: list) -> Any:
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = ops.minimum(out, x)
-        return out
+        return reduce(ops.minimum, inputs)
 
 
 @register_class

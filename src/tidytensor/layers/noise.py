@@ -61,9 +61,6 @@ class GaussianNoise(Layer):
         self.supports_masking = True
         self.stddev = stddev
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
-
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         self.invoke_call_hook(inputs, kwargs)
         x = get_exactly_one_tensor(inputs)
@@ -95,9 +92,6 @@ class GaussianDropout(Layer):
         _check_number(rate, "GaussianDropout", "rate", 0, 1)
         self.supports_masking = True
         self.rate = rate
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         self.invoke_call_hook(inputs, kwargs)
@@ -135,9 +129,6 @@ class AlphaDropout(Layer):
         self.supports_masking = True
         self.rate = rate
         self.noise_shape = None if noise_shape is None else list(noise_shape)
-
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         x = get_exactly_one_tensor(inputs)

@@ -19,6 +19,7 @@ from .logical import *  # noqa: F403
 from .matrices import *  # noqa: F403
 from .moving_average import *  # noqa: F403
 from .normalization import *  # noqa: F403
+from .pooling import *  # noqa: F403
 from .ragged import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reduction import *  # noqa: F403
@@ -43,6 +44,7 @@ FAMILIES = tuple(
         "transformations",
         "slicing_joining",
         "convolution",
+        "pooling",
         "normalization",
         "rnn",
         "scan",

@@ -14,16 +14,23 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..autodiff import custom_grad
-from ..backends.xp_kernels.convolution import (
-    compute_conv2d_info,
-    either_strides_or_dilations_are_one,
-    js_format,
-    tuple_values_are_one,
-)
+from ..backends.xp_kernels.convolution import compute_conv2d_info, js_format
 from ..broadcast_util import assert_and_get_broadcast_shape, get_reduction_axes
 from ..engine import ENGINE
 from ..errors import GradientError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
+from ._conv_util import (
+    batched,
+    channels,
+    check_depthwise_channels,
+    check_in_depth,
+    check_pad_on_dim_rounding_mode,
+    check_ranks,
+    check_strides_or_dilations_one,
+    conv_attrs,
+    reshape_to,
+    unbatched,
+)
 from ._op import convert_to_tensor, make_types_match, op, run_kernel
 
 __all__ = ["conv2d", "depthwise_conv2d", "mat_mul"]
@@ -58,6 +65,17 @@ def apply_activation(
     raise InvalidArgumentError(f"Unknown fused activation {js_format(activation)}.")
 
 
+def _unfused(
+    result: Tensor, bias: Any, activation: Any, prelu_weights: Any, leakyrelu_alpha: Any
+) -> Tensor:
+    """The unfused path: ``bias`` added to ``result`` by its own op, then the activation."""
+    from .arithmetic import add
+
+    if bias is not None:
+        result = add(result, bias)
+    return apply_activation(result, activation, prelu_weights, leakyrelu_alpha)
+
+
 def fused_dy_activation(dy: Tensor, y: Tensor, activation: Any) -> Tensor:
     """TF.js's ``getFusedDyActivation``: only 'linear' and 'relu' have one."""
     from .arithmetic import mul
@@ -80,12 +98,6 @@ def fused_bias_gradient(bias: Tensor, dy_activation: Tensor) -> Tensor:
     if axes:
         res = sum_(res, axes)
     return reshape(res, list(bias._shape))
-
-
-def _reshape(x: Tensor, shape: Any) -> Tensor:
-    from .transformations import reshape
-
-    return reshape(x, list(shape))
 
 
 def _dim(shape: tuple[int, ...], i: int) -> Any:
@@ -123,6 +135,42 @@ def _run_custom(
     return custom_grad(forward)(*args)
 
 
+def _run_fused_conv(
+    kernel: str,
+    x4: Tensor,
+    filter: Tensor,  # noqa: A002
+    reshaped: bool,
+    bias: Tensor | None,
+    prelu: Tensor | None,
+    attrs: dict,
+    grad_checks,
+    backprop,
+) -> Tensor:
+    """Runs the fused convolution ``kernel`` (``_run_custom``). Its gradient runs
+    ``grad_checks()``, then ``backprop(x4, dy_activation, filter)`` for the input's and the
+    filter's derivatives, then the bias's."""
+
+    def grad(dy: Tensor, saved: list[Tensor]) -> list[Tensor]:
+        grad_checks()
+        filt, x4s, y = saved[0], saved[1], saved[2]
+        dy_act = fused_dy_activation(dy, y, attrs["activation"])
+        der = list(backprop(x4s, dy_act, filt))
+        if bias is not None:
+            der.append(fused_bias_gradient(bias, dy_act))
+        return der
+
+    extra, flags = _extra_inputs(bias, prelu)
+    return _run_custom(
+        kernel,
+        (x4, filter),
+        bias,
+        extra,
+        {**attrs, **flags},
+        lambda res: unbatched(res, reshaped),
+        grad,
+    )
+
+
 @op(name="fused_mat_mul")
 def mat_mul(
     a: Any,
@@ -140,13 +188,10 @@ def mat_mul(
     [[0.0]]
     """
     from . import matrices
-    from .arithmetic import add
 
     if not should_fuse(ENGINE.state.gradient_depth, activation):
         result = matrices.mat_mul(a, b, transpose_a, transpose_b)
-        if bias is not None:
-            result = add(result, bias)
-        return apply_activation(result, activation, prelu_activation_weights, leakyrelu_alpha)
+        return _unfused(result, bias, activation, prelu_activation_weights, leakyrelu_alpha)
     a = convert_to_tensor(a, "a", "fused matMul")
     b = convert_to_tensor(b, "b", "fused matMul")
     a, b = make_types_match(a, b)
@@ -164,8 +209,8 @@ def mat_mul(
             f"and transposeB={str(bool(transpose_b)).lower()} must match."
         )
     out_shape = [*assert_and_get_broadcast_shape(sa[:-2], sb[:-2]), outer_a, outer_b]
-    a3 = _reshape(a, [batch_a, inner_a, outer_a] if transpose_a else [batch_a, outer_a, inner_a])
-    b3 = _reshape(b, [batch_b, outer_b, inner_b] if transpose_b else [batch_b, inner_b, outer_b])
+    a3 = reshape_to(a, [batch_a, inner_a, outer_a] if transpose_a else [batch_a, outer_a, inner_a])
+    b3 = reshape_to(b, [batch_b, outer_b, inner_b] if transpose_b else [batch_b, inner_b, outer_b])
     bias_t = None
     if bias is not None:
         bias_t = convert_to_tensor(bias, "bias", "fused matMul")
@@ -179,7 +224,7 @@ def mat_mul(
         from .matrices import mat_mul as mm
 
         a3s, b3s, y = saved[0], saved[1], saved[2]
-        dy_act = fused_dy_activation(_reshape(dy, y._shape), y, activation)
+        dy_act = fused_dy_activation(reshape_to(dy, y._shape), y, activation)
         if not transpose_a and not transpose_b:
             a_der, b_der = mm(dy_act, b3s, False, True), mm(a3s, dy_act, True, False)
         elif not transpose_a and transpose_b:
@@ -201,7 +246,7 @@ def mat_mul(
         **flags,
     }
     return _run_custom(
-        k.FUSED_MAT_MUL, (a3, b3), bias_t, extra, attrs, lambda r: _reshape(r, out_shape), grad
+        k.FUSED_MAT_MUL, (a3, b3), bias_t, extra, attrs, lambda r: reshape_to(r, out_shape), grad
     )
 
 
@@ -248,7 +293,6 @@ def conv2d(
     [[[[0.0]]]]
     """
     from . import convolution as conv
-    from .arithmetic import add
 
     activation = activation or "linear"
     if not should_fuse(ENGINE.state.gradient_depth, activation):
@@ -258,29 +302,14 @@ def conv2d(
                 "for the case of gradient depth is 0 and the activation is not linear."
             )
         result = conv.conv2d(x, filter, strides, pad, data_format, dilations, dim_rounding_mode)
-        if bias is not None:
-            result = add(result, bias)
-        return apply_activation(result, activation, prelu_activation_weights, leakyrelu_alpha)
+        return _unfused(result, bias, activation, prelu_activation_weights, leakyrelu_alpha)
     x = convert_to_tensor(x, "x", "conv2d", "float32")
     filter = convert_to_tensor(filter, "filter", "conv2d", "float32")
-    x4, reshaped = (_reshape(x, [1, *x._shape]), True) if x.rank == 3 else (x, False)
-    if x4.rank != 4:
-        raise ShapeError(f"Error in fused conv2d: input must be rank 4, but got rank {x4.rank}.")
-    if filter.rank != 4:
-        raise ShapeError(
-            f"Error in fused conv2d: filter must be rank 4, but got rank {filter.rank}."
-        )
-    conv.check_pad_on_dim_rounding_mode("fused conv2d", pad, dim_rounding_mode)
-    in_channels = x4._shape[3] if data_format == "NHWC" else x4._shape[1]
-    if filter._shape[2] != in_channels:
-        raise ShapeError(
-            f"Error in conv2d: depth of input ({in_channels}) must match input depth for filter {filter._shape[2]}."
-        )
-    if not either_strides_or_dilations_are_one(strides, dilations):
-        raise InvalidArgumentError(
-            "Error in conv2D: Either strides or dilations must be 1. "
-            f"Got strides {js_format(strides)} and dilations '{js_format(dilations)}'"
-        )
+    x4, reshaped = batched(x, 4)
+    check_ranks("fused conv2d", x4, filter, 4)
+    check_pad_on_dim_rounding_mode("fused conv2d", pad, dim_rounding_mode)
+    check_in_depth("conv2d", channels(x4._shape, data_format), filter._shape[2])
+    check_strides_or_dilations_one("conv2D", strides, dilations)
     # TF.js sizes the output as NHWC here whatever data_format says.
     info = compute_conv2d_info(
         x4._shape, filter._shape, strides, dilations, pad, dim_rounding_mode, check=False
@@ -307,43 +336,34 @@ def conv2d(
         prelu_t = convert_to_tensor(prelu_activation_weights, "prelu weights", "fused conv2d")
         _prelu_checks(prelu_t, info.out_channels, info.out_shape)
 
-    def grad(dy: Tensor, saved: list[Tensor]) -> list[Tensor]:
+    def grad_checks() -> None:
+        from ..gradients._util import check_gradient_dilations
+
         if data_format != "NHWC":
             raise GradientError(
                 f"Error in gradient of fused conv2D: got dataFormat of {data_format} but only NHWC is currently "
                 "supported."
             )
-        filt, x4s, y = saved[0], saved[1], saved[2]
-        dy_act = fused_dy_activation(dy, y, activation)
-        if not tuple_values_are_one(dilations):
-            raise GradientError(
-                "Error in gradient of fused conv2D: dilation rates greater than 1 are not yet supported in "
-                f"gradients. Got dilations '{js_format(dilations)}'"
-            )
-        der = [
+        check_gradient_dilations("fused conv2D", dilations)
+
+    def backprop(x4s: Tensor, dy_act: Tensor, filt: Tensor) -> tuple[Tensor, Tensor]:
+        return (
             conv._conv2d_backprop_input(x4s._shape, dy_act, filt, strides, pad),
             conv._conv2d_backprop_filter(x4s, dy_act, filt._shape, strides, pad),
-        ]
-        if bias_t is not None:
-            der.append(fused_bias_gradient(bias_t, dy_act))
-        return der
+        )
 
-    extra, flags = _extra_inputs(bias_t, prelu_t)
-    attrs = {
-        "strides": strides,
-        "pad": pad,
-        "data_format": data_format,
-        "dilations": dilations,
-        "dim_rounding_mode": dim_rounding_mode,
-        "activation": activation,
-        "leakyrelu_alpha": leakyrelu_alpha,
-        **flags,
-    }
-
-    def finish(res: Tensor) -> Tensor:
-        return _reshape(res, res._shape[1:]) if reshaped else res
-
-    return _run_custom(k.FUSED_CONV2D, (x4, filter), bias_t, extra, attrs, finish, grad)
+    attrs = conv_attrs(
+        strides,
+        pad,
+        dim_rounding_mode,
+        data_format=data_format,
+        dilations=dilations,
+        activation=activation,
+        leakyrelu_alpha=leakyrelu_alpha,
+    )
+    return _run_fused_conv(
+        k.FUSED_CONV2D, x4, filter, reshaped, bias_t, prelu_t, attrs, grad_checks, backprop
+    )
 
 
 @op(name="fused_depthwise_conv2d")
@@ -367,38 +387,20 @@ def depthwise_conv2d(
     [[[[5.0, 0.0]]]]
     """
     from . import convolution as conv
-    from .arithmetic import add
 
     if not should_fuse(ENGINE.state.gradient_depth, activation):
         result = conv.depthwise_conv2d(
             x, filter, strides, pad, data_format, dilations, dim_rounding_mode
         )
-        if bias is not None:
-            result = add(result, bias)
-        return apply_activation(result, activation, prelu_activation_weights, leakyrelu_alpha)
+        return _unfused(result, bias, activation, prelu_activation_weights, leakyrelu_alpha)
     x = convert_to_tensor(x, "x", "depthwiseConv2d", "float32")
     filter = convert_to_tensor(filter, "filter", "depthwiseConv2d", "float32")
-    x4, reshaped = (_reshape(x, [1, *x._shape]), True) if x.rank == 3 else (x, False)
-    if x4.rank != 4:
-        raise ShapeError(
-            f"Error in fused depthwiseConv2d: input must be rank 4, but got rank {x4.rank}."
-        )
-    if filter.rank != 4:
-        raise ShapeError(
-            f"Error in fused depthwiseConv2d: filter must be rank 4, but got rank {filter.rank}."
-        )
-    if x4._shape[3] != filter._shape[2]:
-        raise ShapeError(
-            f"Error in fused depthwiseConv2d: number of input channels ({x4._shape[3]}) must match the inChannels "
-            f"dimension in filter {filter._shape[2]}."
-        )
+    x4, reshaped = batched(x, 4)
+    check_ranks("fused depthwiseConv2d", x4, filter, 4)
+    check_depthwise_channels("fused depthwiseConv2d", x4._shape[3], filter._shape[2])
     dilations = [1, 1] if dilations is None else dilations
-    if not either_strides_or_dilations_are_one(strides, dilations):
-        raise InvalidArgumentError(
-            "Error in fused depthwiseConv2d: Either strides or dilations must be 1. "
-            f"Got strides {js_format(strides)} and dilations '{js_format(dilations)}'"
-        )
-    conv.check_pad_on_dim_rounding_mode("fused depthwiseConv2d", pad, dim_rounding_mode)
+    check_strides_or_dilations_one("fused depthwiseConv2d", strides, dilations)
+    check_pad_on_dim_rounding_mode("fused depthwiseConv2d", pad, dim_rounding_mode)
     info = compute_conv2d_info(
         x4._shape, filter._shape, strides, dilations, pad, dim_rounding_mode, True, check=False
     )
@@ -413,39 +415,38 @@ def depthwise_conv2d(
             prelu_activation_weights, "prelu weights", "fused depthwiseConv2d"
         )
 
-    def grad(dy: Tensor, saved: list[Tensor]) -> list[Tensor]:
-        if not tuple_values_are_one(dilations):
-            raise GradientError(
-                "Error in gradient of fused depthwiseConv2d: dilation rates greater than 1 are not yet "
-                f"supported. Got dilations '{js_format(dilations)}'"
-            )
-        filt, x4s, y = saved[0], saved[1], saved[2]
-        dy_act = fused_dy_activation(dy, y, activation)
-        der = [
+    def grad_checks() -> None:
+        from ..gradients._util import check_gradient_dilations
+
+        check_gradient_dilations("fused depthwiseConv2d", dilations, in_gradients=False)
+
+    def backprop(x4s: Tensor, dy_act: Tensor, filt: Tensor) -> tuple[Tensor, Tensor]:
+        return (
             conv._depthwise_backprop_input(
                 x4s._shape, dy_act, filt, strides, pad, dilations, dim_rounding_mode
             ),
             conv._depthwise_backprop_filter(
                 x4s, dy_act, filt._shape, strides, pad, dilations, dim_rounding_mode
             ),
-        ]
-        if bias_t is not None:
-            der.append(fused_bias_gradient(bias_t, dy_act))
-        return der
+        )
 
-    extra, flags = _extra_inputs(bias_t, prelu_t)
-    attrs = {
-        "strides": strides,
-        "pad": pad,
-        "data_format": data_format,
-        "dilations": dilations,
-        "dim_rounding_mode": dim_rounding_mode,
-        "activation": activation,
-        "leakyrelu_alpha": leakyrelu_alpha,
-        **flags,
-    }
-
-    def finish(res: Tensor) -> Tensor:
-        return _reshape(res, res._shape[1:]) if reshaped else res
-
-    return _run_custom(k.FUSED_DEPTHWISE_CONV2D, (x4, filter), bias_t, extra, attrs, finish, grad)
+    attrs = conv_attrs(
+        strides,
+        pad,
+        dim_rounding_mode,
+        data_format=data_format,
+        dilations=dilations,
+        activation=activation,
+        leakyrelu_alpha=leakyrelu_alpha,
+    )
+    return _run_fused_conv(
+        k.FUSED_DEPTHWISE_CONV2D,
+        x4,
+        filter,
+        reshaped,
+        bias_t,
+        prelu_t,
+        attrs,
+        grad_checks,
+        backprop,
+    )

@@ -23,6 +23,7 @@ from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ._op import convert_to_tensor, op, run_kernel
 from .reduction import js_str
+from .sparse import Record
 
 __all__ = [
     "crop_and_resize",
@@ -41,25 +42,6 @@ __all__ = [
     "threshold",
     "transform",
 ]
-
-
-class Record(dict):
-    """An op's result object: a dict of tensors whose keys also read as attributes."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(f"{type(self).__name__} has no field '{name}'") from None
-
-    def __dir__(self) -> list[str]:
-        return [*super().__dir__(), *self.keys()]
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{key}={value!r}" for key, value in self.items())
-        return f"{type(self).__name__}({inner})"
 
 
 class NonMaxSuppressionWithScoreResult(Record):
@@ -112,6 +94,14 @@ def _js(value: Any) -> str:
 
 def _dim0(t: Tensor) -> Any:
     return t._shape[0] if t.rank > 0 else "undefined"
+
+
+def _check_image_rank(op_name: str, img: Tensor, rank: int = 4) -> None:
+    _assert(
+        img.rank == rank,
+        f"Error in {op_name}: image must be rank {rank},but got rank {img.rank}.",
+        ShapeError,
+    )
 
 
 # ---------------------------------------------------------------------------- resizing
@@ -228,11 +218,7 @@ def crop_and_resize(
     bx = convert_to_tensor(boxes, "boxes", "cropAndResize", "float32")
     ind = convert_to_tensor(box_ind, "boxInd", "cropAndResize", "int32")
     num_boxes = _dim0(bx)
-    _assert(
-        img.rank == 4,
-        f"Error in cropAndResize: image must be rank 4,but got rank {img.rank}.",
-        ShapeError,
-    )
+    _check_image_rank("cropAndResize", img)
     _assert(
         bx.rank == 2 and bx._shape[1] == 4,
         f"Error in cropAndResize: boxes must be have size [{num_boxes},4] but had shape "
@@ -279,11 +265,7 @@ def flip_left_right(image: Any) -> Tensor:
     [3.0, 2.0, 1.0]
     """
     img = convert_to_tensor(image, "image", "flipLeftRight", "float32")
-    _assert(
-        img.rank == 4,
-        f"Error in flipLeftRight: image must be rank 4,but got rank {img.rank}.",
-        ShapeError,
-    )
+    _check_image_rank("flipLeftRight", img)
     return run_kernel(k.FLIP_LEFT_RIGHT, (img,))
 
 
@@ -304,11 +286,7 @@ def rotate_with_offset(
     [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
     """
     img = convert_to_tensor(image, "image", "rotateWithOffset", "float32")
-    _assert(
-        img.rank == 4,
-        f"Error in rotateWithOffset: image must be rank 4,but got rank {img.rank}.",
-        ShapeError,
-    )
+    _check_image_rank("rotateWithOffset", img)
     fill = tuple(float(v) for v in fill_value) if _length(fill_value) is not None else fill_value
     if _length(center) is not None:
         center = tuple(float(v) for v in center)
@@ -340,11 +318,7 @@ def transform(
     """
     img = convert_to_tensor(image, "image", "transform", "float32")
     tr = convert_to_tensor(transforms, "transforms", "transform", "float32")
-    _assert(
-        img.rank == 4,
-        f"Error in transform: image must be rank 4,but got rank {img.rank}.",
-        ShapeError,
-    )
+    _check_image_rank("transform", img)
     _assert(
         tr.rank == 2 and tr._shape[0] in (img._shape[0], 1) and tr._shape[1] == 8,
         "Error in transform: Input transform should be batch x 8 or 1 x 8",
@@ -468,11 +442,7 @@ def threshold(
 
     img = convert_to_tensor(image, "image", "threshold")
     thresh = mul(tensor1d([thresh_value]), 255)
-    _assert(
-        img.rank == 3,
-        f"Error in threshold: image must be rank 3,but got rank {img.rank}.",
-        ShapeError,
-    )
+    _check_image_rank("threshold", img, 3)
     _assert(
         img._shape[2] in (3, 1),
         f"Error in threshold: image color channel must be equal to 3 or 1but got {img._shape[2]}.",
@@ -576,6 +546,48 @@ def _nms_sanity(
     return max_output_size, float(iou_threshold), float(score_threshold), float(soft_nms_sigma)
 
 
+def _nms_args(
+    op_name: str,
+    boxes: Any,
+    scores: Any,
+    max_output_size: Any,
+    iou_threshold: Any,
+    score_threshold: Any,
+    soft_nms_sigma: Any = None,
+    dtype: str = "numeric",
+) -> tuple[Tensor, Tensor, Any, float, float, float]:
+    """``boxes`` and ``scores`` as tensors, then ``_nms_sanity``'s ``(max_output_size,
+    iou_threshold, score_threshold, soft_nms_sigma)``."""
+    bx = convert_to_tensor(boxes, "boxes", op_name, dtype)
+    sc = convert_to_tensor(scores, "scores", op_name, dtype)
+    checked = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
+    return (bx, sc, *checked)
+
+
+def _nms_attrs(max_output_size: Any, iou: float, score: float, **attrs: Any) -> dict[str, Any]:
+    return {
+        "max_output_size": max_output_size,
+        "iou_threshold": iou,
+        "score_threshold": score,
+        **attrs,
+    }
+
+
+def _nms_on_host(
+    bx: Tensor,
+    sc: Tensor,
+    max_output_size: Any,
+    iou: float,
+    score: float,
+    sigma: float,
+    pad_to_max_output_size: bool = False,
+) -> tuple[list[int], list[float], int]:
+    """The suppression run on the read-back values, as TF.js's ``*Async`` ops do."""
+    return non_max_suppression_impl(
+        bx.data_sync(), sc.data_sync(), max_output_size, iou, score, sigma, pad_to_max_output_size
+    )
+
+
 @op(name="nonMaxSuppression")
 def non_max_suppression(
     boxes: Any,
@@ -592,11 +604,16 @@ def non_max_suppression(
     >>> tf.image.non_max_suppression(boxes, [0.9, 0.8, 0.7], 3).array_sync()
     [0, 2]
     """
-    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppression", "float32")
-    sc = convert_to_tensor(scores, "scores", "nonMaxSuppression", "float32")
-    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
-    attrs = {"max_output_size": max_out, "iou_threshold": iou, "score_threshold": score_t}
-    return run_kernel(k.NON_MAX_SUPPRESSION_V3, (bx, sc), attrs)
+    bx, sc, max_out, iou, score_t, _ = _nms_args(
+        "nonMaxSuppression",
+        boxes,
+        scores,
+        max_output_size,
+        iou_threshold,
+        score_threshold,
+        dtype="float32",
+    )
+    return run_kernel(k.NON_MAX_SUPPRESSION_V3, (bx, sc), _nms_attrs(max_out, iou, score_t))
 
 
 @op(name="nonMaxSuppressionWithScore")
@@ -618,17 +635,16 @@ def non_max_suppression_with_score(
     >>> r.selected_indices.array_sync(), r['selected_scores'].shape
     ([0, 2], [2])
     """
-    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppression")
-    sc = convert_to_tensor(scores, "scores", "nonMaxSuppression")
-    max_out, iou, score_t, sigma = _nms_sanity(
-        bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
+    bx, sc, max_out, iou, score_t, sigma = _nms_args(
+        "nonMaxSuppression",
+        boxes,
+        scores,
+        max_output_size,
+        iou_threshold,
+        score_threshold,
+        soft_nms_sigma,
     )
-    attrs = {
-        "max_output_size": max_out,
-        "iou_threshold": iou,
-        "score_threshold": score_t,
-        "soft_nms_sigma": sigma,
-    }
+    attrs = _nms_attrs(max_out, iou, score_t, soft_nms_sigma=sigma)
     indices, selected = run_kernel(k.NON_MAX_SUPPRESSION_V5, (bx, sc), attrs)
     return NonMaxSuppressionWithScoreResult(selected_indices=indices, selected_scores=selected)
 
@@ -651,15 +667,10 @@ def non_max_suppression_padded(
     >>> r.selected_indices.array_sync(), r.valid_outputs.array_sync()
     ([0, 2, 0], 2)
     """
-    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppression")
-    sc = convert_to_tensor(scores, "scores", "nonMaxSuppression")
-    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
-    attrs = {
-        "max_output_size": max_out,
-        "iou_threshold": iou,
-        "score_threshold": score_t,
-        "pad_to_max_output_size": bool(pad_to_max_output_size),
-    }
+    bx, sc, max_out, iou, score_t, _ = _nms_args(
+        "nonMaxSuppression", boxes, scores, max_output_size, iou_threshold, score_threshold
+    )
+    attrs = _nms_attrs(max_out, iou, score_t, pad_to_max_output_size=bool(pad_to_max_output_size))
     indices, valid = run_kernel(k.NON_MAX_SUPPRESSION_V4, (bx, sc), attrs)
     return NonMaxSuppressionPaddedResult(selected_indices=indices, valid_outputs=valid)
 
@@ -681,10 +692,10 @@ def non_max_suppression_async(
     """
     from .creation import tensor1d
 
-    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppressionAsync")
-    sc = convert_to_tensor(scores, "scores", "nonMaxSuppressionAsync")
-    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
-    indices, _, _ = non_max_suppression_impl(bx.data_sync(), sc.data_sync(), max_out, iou, score_t)
+    bx, sc, *args = _nms_args(
+        "nonMaxSuppressionAsync", boxes, scores, max_output_size, iou_threshold, score_threshold
+    )
+    indices, _, _ = _nms_on_host(bx, sc, *args)
     return tensor1d(indices, "int32")
 
 
@@ -706,14 +717,16 @@ def non_max_suppression_with_score_async(
     """
     from .creation import tensor1d
 
-    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppressionAsync")
-    sc = convert_to_tensor(scores, "scores", "nonMaxSuppressionAsync")
-    max_out, iou, score_t, sigma = _nms_sanity(
-        bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
+    bx, sc, *args = _nms_args(
+        "nonMaxSuppressionAsync",
+        boxes,
+        scores,
+        max_output_size,
+        iou_threshold,
+        score_threshold,
+        soft_nms_sigma,
     )
-    indices, selected, _ = non_max_suppression_impl(
-        bx.data_sync(), sc.data_sync(), max_out, iou, score_t, sigma
-    )
+    indices, selected, _ = _nms_on_host(bx, sc, *args)
     return NonMaxSuppressionWithScoreResult(
         selected_indices=tensor1d(indices, "int32"), selected_scores=tensor1d(selected)
     )
@@ -737,12 +750,10 @@ def non_max_suppression_padded_async(
     """
     from .creation import scalar, tensor1d
 
-    bx = convert_to_tensor(boxes, "boxes", "nonMaxSuppressionAsync")
-    sc = convert_to_tensor(scores, "scores", "nonMaxSuppressionAsync")
-    max_out, iou, score_t, _ = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold)
-    indices, _, valid = non_max_suppression_impl(
-        bx.data_sync(), sc.data_sync(), max_out, iou, score_t, 0.0, bool(pad_to_max_output_size)
+    bx, sc, *args = _nms_args(
+        "nonMaxSuppressionAsync", boxes, scores, max_output_size, iou_threshold, score_threshold
     )
+    indices, _, valid = _nms_on_host(bx, sc, *args, bool(pad_to_max_output_size))
     return NonMaxSuppressionPaddedResult(
         selected_indices=tensor1d(indices, "int32"), valid_outputs=scalar(valid, "int32")
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernel_names as k
+from ..engine import ENGINE
 from ..ops.arithmetic import add, div, mul, pow, sub
 from ..ops.basic_math import sqrt, square
 from ..ops.creation import scalar, zeros_like
@@ -13,8 +15,10 @@ from .optimizer import (
     OptimizerVariable,
     backend_epsilon,
     check_number,
+    float32_scalars,
     gradient_at,
     gradient_names,
+    plain_float32,
     registered_variable,
 )
 
@@ -65,6 +69,7 @@ class AdamOptimizer(Optimizer):
         def step() -> None:
             one_minus_acc_beta1 = sub(1, self.acc_beta1)
             one_minus_acc_beta2 = sub(1, self.acc_beta2)
+            consts = None
             for i, name in enumerate(names):
                 value = registered_variable(name)
                 if i >= len(self.accumulated_first_moment):
@@ -78,6 +83,26 @@ class AdamOptimizer(Optimizer):
                     continue
                 first_moment = self.accumulated_first_moment[i].variable
                 second_moment = self.accumulated_second_moment[i].variable
+                if plain_float32(value, gradient, first_moment, second_moment):
+                    if consts is None:  # made once per step, not once per op
+                        consts = float32_scalars(
+                            self.beta1,
+                            1 - self.beta1,
+                            self.beta2,
+                            1 - self.beta2,
+                            self.epsilon,
+                            -self.learning_rate,
+                        )
+                    self._update(
+                        value,
+                        gradient,
+                        first_moment,
+                        second_moment,
+                        one_minus_acc_beta1,
+                        one_minus_acc_beta2,
+                        consts,
+                    )
+                    continue
                 new_first_moment = add(mul(first_moment, self.beta1), mul(gradient, 1 - self.beta1))
                 new_second_moment = add(
                     mul(second_moment, self.beta2), mul(square(gradient), 1 - self.beta2)
@@ -91,8 +116,32 @@ class AdamOptimizer(Optimizer):
             self.acc_beta1.assign(mul(self.acc_beta1, self.beta1))
             self.acc_beta2.assign(mul(self.acc_beta2, self.beta2))
 
-        tidy(step)
+        with ENGINE.pin_site():
+            tidy(step)
         self.increment_iterations()
+
+    @staticmethod
+    def _update(value, gradient, m, v, one_minus_acc_beta1, one_minus_acc_beta2, consts) -> None:
+        """The loop body of ``step`` for float32 tensors of one shape: the same kernels in the
+        same order as the ops above (which would only pass these tensors through)."""
+        run = ENGINE.run_kernel
+        beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, neg_lr = consts
+        new_m = run(
+            k.ADD,
+            (run(k.MULTIPLY, (m, beta1)), run(k.MULTIPLY, (gradient, one_minus_beta1))),
+        )
+        decayed_v = run(k.MULTIPLY, (v, beta2))
+        new_v = run(
+            k.ADD,
+            (decayed_v, run(k.MULTIPLY, (run(k.SQUARE, (gradient,)), one_minus_beta2))),
+        )
+        corrected_m = run(k.REAL_DIV, (new_m, one_minus_acc_beta1))
+        corrected_v = run(k.REAL_DIV, (new_v, one_minus_acc_beta2))
+        m.assign(new_m)
+        v.assign(new_v)
+        denominator = run(k.ADD, (run(k.SQRT, (corrected_v,)), epsilon))
+        update = run(k.REAL_DIV, (corrected_m, denominator))
+        value.assign(run(k.ADD, (run(k.MULTIPLY, (update, neg_lr)), value)))
 
     def dispose(self) -> None:
         self.acc_beta1.dispose()

@@ -18,6 +18,7 @@ from ..errors import ArgumentTypeError, InvalidArgumentError, TidyTensorError
 from ..ops.creation import scalar
 from ..scopes import dispose
 from ..tensor import Tensor, Variable
+from ..tensor_util import scalar_tensor
 
 __all__ = ["Optimizer", "OptimizerVariable"]
 
@@ -308,3 +309,21 @@ def registered_variable(name: str) -> Variable:
 
 def backend_epsilon() -> float:
     return ENGINE.backend.epsilon()
+
+
+def plain_float32(first: Tensor, *others: Tensor) -> bool:
+    """Whether live float32 tensors all have ``first``'s shape: then an update's ops would only
+    pass them to their kernels (no conversion, cast or broadcast), so it may run the kernels
+    directly (``ENGINE.run_kernel``), in the same order, with the same results and counts."""
+    shape = first._shape
+    if first.dtype != "float32" or first._disposed:
+        return False
+    for t in others:
+        if not isinstance(t, Tensor) or t.dtype != "float32" or t._shape != shape or t._disposed:
+            return False
+    return True
+
+
+def float32_scalars(*values: float) -> list[Tensor]:
+    """Python numbers as float32 scalars, as ``convert_to_tensor`` makes them for an op."""
+    return [scalar_tensor(v, "float32") for v in values]

@@ -4,7 +4,10 @@ Most TF.js CPU kernels keep the input's dtype: the value is computed in double p
 and stored in a typed array of that dtype, so ``acos`` of an int32 tensor is an int32
 tensor of truncated values. The float32 path of every kernel calls the ufunc directly;
 other dtypes go through :func:`_in_double` (compute in float64, store as TF.js does).
-``errstate`` is entered only around ufuncs that can raise a floating-point warning.
+Float32 paths enter no ``errstate``: NumPy's floating-point warnings from kernel modules are
+filtered (``backends/__init__.py``), and where a user turned them into errors the engine
+reruns the kernel quietly (``Engine._kernel_retry``). The context manager costs more than a
+small kernel.
 """
 
 from __future__ import annotations
@@ -88,8 +91,7 @@ def sign(x, *, xp):
 def square(x, *, xp):
     kind = x.dtype.kind
     if kind == "f":
-        with xp.errstate(over="ignore"):
-            return xp.square(x)
+        return xp.square(x)
     if kind == "c":
         raise complex_error("square")
     if kind == "b":
@@ -100,8 +102,7 @@ def square(x, *, xp):
 
 def reciprocal(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(divide="ignore", over="ignore"):  # 1 / denormal overflows
-            return xp.reciprocal(x)
+        return xp.reciprocal(x)  # 1 / denormal overflows to Infinity
     return _in_double("Reciprocal", xp.reciprocal, x, xp)
 
 
@@ -127,9 +128,8 @@ def round_(x, *, xp):
 
 def clip_by_value(x, *, xp, clip_value_min, clip_value_max):
     if x.dtype.kind == "f":
-        with xp.errstate(over="ignore"):  # bounds beyond float32 become +-Infinity
-            lo, hi = xp.float32(clip_value_min), xp.float32(clip_value_max)
-        return xp.clip(x, lo, hi)
+        # Bounds beyond float32 become +-Infinity.
+        return xp.clip(x, xp.float32(clip_value_min), xp.float32(clip_value_max))
     return _in_double("ClipByValue", lambda v: xp.clip(v, clip_value_min, clip_value_max), x, xp)
 
 
@@ -137,8 +137,7 @@ def clip_by_value(x, *, xp, clip_value_min, clip_value_max):
 def exp(x, *, xp):
     """Always float32, whatever the input dtype."""
     if x.dtype.kind == "f":
-        with xp.errstate(over="ignore"):
-            return xp.exp(x)
+        return xp.exp(x)
     if x.dtype.kind == "c":
         raise complex_error("Exp")
     with xp.errstate(over="ignore"):
@@ -147,37 +146,32 @@ def exp(x, *, xp):
 
 def expm1(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(over="ignore"):
-            return xp.expm1(x)
+        return xp.expm1(x)
     return _in_double("Expm1", xp.expm1, x, xp)
 
 
 def log(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.log(x)
+        return xp.log(x)
     return _in_double("Log", xp.log, x, xp)
 
 
 def log1p(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.log1p(x)
+        return xp.log1p(x)
     return _in_double("Log1p", xp.log1p, x, xp)
 
 
 def sqrt(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(invalid="ignore"):
-            return xp.sqrt(x)
+        return xp.sqrt(x)
     return _in_double("Sqrt", xp.sqrt, x, xp)
 
 
 def rsqrt(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            s = xp.sqrt(x)
-            return xp.divide(1, s, out=s) if s.ndim else xp.divide(1, s)
+        s = xp.sqrt(x)
+        return xp.divide(1, s, out=s) if s.ndim else xp.divide(1, s)
     return _in_double("Rsqrt", lambda v: 1.0 / xp.sqrt(v), x, xp)
 
 
@@ -197,12 +191,9 @@ def erf(x, *, xp):
 
 
 # ---------------------------------------------------------------------------- trigonometry
-def _trig(name, ufunc, **errs):
+def _trig(name, ufunc):
     def kernel(x, *, xp):
         if x.dtype.kind == "f":
-            if errs:
-                with xp.errstate(**errs):
-                    return getattr(xp, ufunc)(x)
             return getattr(xp, ufunc)(x)
         return _in_double(name, getattr(xp, ufunc), x, xp)
 
@@ -210,18 +201,18 @@ def _trig(name, ufunc, **errs):
     return kernel
 
 
-sin = _trig("Sin", "sin", invalid="ignore")
-cos = _trig("Cos", "cos", invalid="ignore")
-tan = _trig("Tan", "tan", invalid="ignore")
-asin = _trig("Asin", "arcsin", invalid="ignore")
-acos = _trig("Acos", "arccos", invalid="ignore")
+sin = _trig("Sin", "sin")
+cos = _trig("Cos", "cos")
+tan = _trig("Tan", "tan")
+asin = _trig("Asin", "arcsin")
+acos = _trig("Acos", "arccos")
 atan = _trig("Atan", "arctan")
-sinh = _trig("Sinh", "sinh", over="ignore")
-cosh = _trig("Cosh", "cosh", over="ignore")
+sinh = _trig("Sinh", "sinh")
+cosh = _trig("Cosh", "cosh")
 tanh = _trig("Tanh", "tanh")
 asinh = _trig("Asinh", "arcsinh")
-acosh = _trig("Acosh", "arccosh", invalid="ignore")
-atanh = _trig("Atanh", "arctanh", divide="ignore", invalid="ignore")
+acosh = _trig("Acosh", "arccosh")
+atanh = _trig("Atanh", "arctanh")
 
 
 def atan2(a, b, *, xp):
@@ -287,10 +278,8 @@ def leaky_relu(x, *, xp, alpha):
             # For 0 < alpha <= 1, max(x, alpha * x) picks alpha * x exactly when x < 0.
             return xp.maximum(x, x * alpha)
         if math.isfinite(alpha):
-            with xp.errstate(over="ignore", invalid="ignore"):
-                return _pos_plus_neg(x, alpha, xp)
-        with xp.errstate(over="ignore", invalid="ignore"):
-            return xp.where(x < 0, x * alpha, x)
+            return _pos_plus_neg(x, alpha, xp)
+        return xp.where(x < 0, x * alpha, x)
     if x.dtype.kind == "c":
         raise complex_error("leakyRelu")
     v = x.astype(xp.float64)
@@ -302,10 +291,9 @@ def prelu(x, alpha, *, xp):
     if x.dtype.kind == "c" or alpha.dtype.kind == "c":
         raise complex_error("prelu")
     if x.dtype.kind == "f" and alpha.dtype.kind == "f":
-        with xp.errstate(over="ignore", invalid="ignore"):
-            if xp.isfinite(alpha).all():
-                return _pos_plus_neg(x, alpha, xp)
-            return xp.where(x < 0, x * alpha, x)
+        if xp.isfinite(alpha).all():
+            return _pos_plus_neg(x, alpha, xp)
+        return xp.where(x < 0, x * alpha, x)
     v, a = x.astype(xp.float64), alpha.astype(xp.float64)
     with xp.errstate(over="ignore", invalid="ignore"):
         return xp.where(v < 0, v * a, v).astype(xp.float32)
@@ -324,18 +312,16 @@ def elu_grad(dy, y, *, xp):
     """``y >= 0 ? dy : dy * (y + 1)``, float32 (TF.js multiplies in double, then rounds)."""
     if dy.dtype.kind == "c" or y.dtype.kind == "c":
         raise complex_error("eluGrad")
-    with xp.errstate(over="ignore", invalid="ignore"):
-        scaled = dy.astype(xp.float64) * (y.astype(xp.float64) + 1.0)
-        return xp.where(y >= 0, dy, scaled).astype(xp.float32)
+    scaled = dy.astype(xp.float64) * (y.astype(xp.float64) + 1.0)
+    return xp.where(y >= 0, dy, scaled).astype(xp.float32)
 
 
 def selu(x, *, xp):
     if x.dtype.kind == "f":
         out = xp.expm1(xp.minimum(x, 0))
         out *= SELU_SCALEALPHA
-        with xp.errstate(over="ignore"):
-            pos = xp.maximum(x, 0)
-            pos *= SELU_SCALE
+        pos = xp.maximum(x, 0)
+        pos *= SELU_SCALE
         out += pos
         return out
 
@@ -347,8 +333,7 @@ def selu(x, *, xp):
 
 def sigmoid(x, *, xp):
     if x.dtype.kind == "f":
-        with xp.errstate(over="ignore"):
-            e = xp.exp(xp.negative(x))
+        e = xp.exp(xp.negative(x))
         e += 1
         return xp.reciprocal(e, out=e) if e.ndim else xp.reciprocal(e)
     return _in_double("Sigmoid", lambda v: 1.0 / (1.0 + xp.exp(-v)), x, xp)
@@ -376,8 +361,7 @@ def step(x, *, xp, alpha):
         above = x > 0
         out = above.astype(xp.float32)
         if alpha != 0:
-            with xp.errstate(over="ignore"):
-                low = xp.float32(alpha)
+            low = xp.float32(alpha)  # beyond float32: +-Infinity
             if xp.isfinite(low):
                 out += xp.logical_not(above) * low  # exact: one term is always 0
             else:

@@ -1,4 +1,5 @@
-"""Convolution and pooling kernels, and the shape arithmetic they share with the ops.
+"""Convolution kernels, and the window geometry and shape arithmetic they share with the
+pooling kernels (pooling.py) and the ops.
 
 Layout: every kernel works channels-last (``[batch, *spatial, channels]``); NCHW inputs are
 transposed in and out. Geometry follows TF.js's ``conv_util`` exactly (including its quirks:
@@ -9,7 +10,7 @@ Speed: a convolution is one BLAS matmul over im2col patches. The patches are a z
 ``as_strided`` view of the (padded) input; copying a batch chunk of them into a contiguous
 column matrix is the only extra pass, and chunks stay small enough to live in cache. The
 input gradient scatters the columns back with one strided add per filter tap (col2im);
-pooling reduces over one strided view per window tap. No loop runs over pixels.
+pooling and dilation2d reduce over one strided view per window tap. No loop runs over pixels.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ WORKSPACE_LIMIT = 1 << 22
 _SCRATCH = threading.local()
 
 
-def _workspace(xp, size: int, dtype, name: str = "cols"):
+def workspace(xp, size: int, dtype, name: str = "cols"):
     """A reusable scratch buffer of ``size`` elements (contents undefined), one per ``name``.
     Reusing it spares every call the page faults of fresh multi-megabyte allocations."""
     cache = getattr(_SCRATCH, "bufs", None)
@@ -72,6 +73,13 @@ class ConvInfo:
     @property
     def pad_before(self) -> list[int]:
         return [p[0] for p in self.pads]
+
+    def replace(self, **changes: Any) -> ConvInfo:
+        """A copy with the fields in ``changes`` replaced."""
+        new = ConvInfo()
+        for name in ConvInfo.__slots__:
+            setattr(new, name, changes[name] if name in changes else getattr(self, name))
+        return new
 
 
 def js_format(value: Any) -> str:
@@ -355,7 +363,7 @@ def _region(x, xp, starts, extents, fill, scratch: bool = False):
         return x[(slice(None), *inner, slice(None))]
     shape = (x.shape[0], *extents, x.shape[-1])
     if scratch:
-        out = _workspace(xp, math.prod(shape), x.dtype, "region").reshape(shape)
+        out = workspace(xp, math.prod(shape), x.dtype, "region").reshape(shape)
         out.fill(fill)
     else:
         out = xp.full(shape, fill, dtype=x.dtype)
@@ -385,7 +393,7 @@ def _windows(a, xp, info: ConvInfo, dilations=None):
     return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
-def _taps(info: ConvInfo):
+def filter_taps(info: ConvInfo):
     return itertools.product(*(range(f) for f in info.filter_sizes))
 
 
@@ -398,7 +406,17 @@ def _tap_slices(info: ConvInfo, tap, dilations=None):
     )
 
 
-class _Scatter:
+def _tap_view(region, info: ConvInfo, tap, dilations=None):
+    """What filter tap ``tap`` reads from the window region ``region`` for every output."""
+    return region[(slice(None), *_tap_slices(info, tap, dilations), slice(None))]
+
+
+def tap_views(region, info: ConvInfo, dilations=None):
+    """``_tap_view`` of every filter tap, in ``filter_taps`` order."""
+    return (_tap_view(region, info, tap, dilations) for tap in filter_taps(info))
+
+
+class Scatter:
     """Accumulates per-tap contributions over the window region, then crops to the input."""
 
     def __init__(self, xp, info: ConvInfo, channels: int, dtype, dilations=None):
@@ -414,8 +432,9 @@ class _Scatter:
         self.region = self.buf[(slice(None), *region, slice(None))]
         self.sizes = info.in_sizes
 
-    def add(self, slices, values) -> None:
-        target = self.region[(slice(None), *slices, slice(None))]
+    def add(self, info: ConvInfo, tap, values, dilations=None) -> None:
+        """Adds ``values`` where filter tap ``tap`` read its inputs."""
+        target = _tap_view(self.region, info, tap, dilations)
         target += values
 
     def result(self):
@@ -423,7 +442,7 @@ class _Scatter:
         return self.buf[(slice(None), *crop, slice(None))]
 
 
-def _fit_dy(dy, xp, info: ConvInfo):
+def fit_dy(dy, xp, info: ConvInfo):
     """``dy`` cut to the output size the geometry gives (TF.js reads only that part)."""
     want = info.out_sizes
     got = dy.shape[1:-1]
@@ -436,16 +455,64 @@ def _fit_dy(dy, xp, info: ConvInfo):
     return dy[(slice(None), *(slice(0, w) for w in want), slice(None))]
 
 
-def _to_last(a, xp, channels_last: bool):
+def to_channels_last(a, xp, channels_last: bool):
     return a if channels_last else xp.moveaxis(a, 1, -1)
 
 
-def _from_last(a, xp, channels_last: bool):
+def from_channels_last(a, xp, channels_last: bool):
     return a if channels_last else xp.ascontiguousarray(xp.moveaxis(a, -1, 1))
 
 
-def _float(a, xp):
+def as_float32(a, xp):
     return a if a.dtype == xp.float32 else a.astype(xp.float32)
+
+
+def window_region(x, xp, info: ConvInfo, fill):
+    starts, ext = _extents(info)
+    return _region(x, xp, starts, ext, fill, scratch=True)
+
+
+def running_max(taps, shape, start, dtype, xp):
+    """The elementwise max of ``start`` and every array in ``taps``, ignoring NaN."""
+    best = xp.full(shape, start, dtype=dtype)
+    for cur in taps:
+        xp.fmax(best, cur, out=best)
+    return best
+
+
+def pooled_shape(x, info: ConvInfo) -> tuple[int, ...]:
+    return (x.shape[0], *info.out_sizes, x.shape[-1])
+
+
+def first_tap_index(values, best, ok, xp, last: bool):
+    """The index of the first (``last``: last) tap whose value equals ``best`` where ``ok``,
+    else -1. ``values`` yields each tap's values; NaN never equals ``best``."""
+    idx = xp.full(best.shape, -1, dtype=xp.int32)
+    order = list(enumerate(values))
+    for i, cur in order if last else order[::-1]:  # the tap written last wins
+        hit = cur == best
+        if ok is not None:
+            hit &= ok
+        idx = xp.where(hit, xp.int32(i), idx)
+    return idx
+
+
+def window_starts(info: ConvInfo, xp):
+    """The input row and column where each output's window starts (negative in the padding),
+    shaped to broadcast over [batch, outHeight, outWidth, channels]."""
+    rows = xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0]
+    cols = xp.arange(info.out_sizes[1]) * info.strides[1] - info.pad_before[1]
+    return rows[None, :, None, None], cols[None, None, :, None]
+
+
+def flat_index(rows, cols, shape, xp, with_batch: bool):
+    """The flat index into an array of ``shape`` [batch, h, w, channels] of pixel
+    (``rows``, ``cols``) of every channel (of every image when ``with_batch``)."""
+    n, h, w, c = shape
+    flat = (rows * w + cols) * c + xp.arange(c)
+    if with_batch:
+        flat = flat + (xp.arange(n) * h * w * c)[:, None, None, None]
+    return flat
 
 
 # ---------------------------------------------------------------------------- convolution
@@ -470,11 +537,7 @@ def _band(info: ConvInfo, rs: slice) -> ConvInfo:
     """``info`` restricted to output rows ``rs`` of the first spatial dim (for tap slices)."""
     if rs.start == 0 and rs.stop == info.out_sizes[0]:
         return info
-    band = ConvInfo()
-    for name in ConvInfo.__slots__:
-        setattr(band, name, getattr(info, name))
-    band.out_sizes = [rs.stop - rs.start, *info.out_sizes[1:]]
-    return band
+    return info.replace(out_sizes=[rs.stop - rs.start, *info.out_sizes[1:]])
 
 
 def _row_offset(info: ConvInfo, rs: slice) -> int:
@@ -486,7 +549,7 @@ def _im2col(win, bs: slice, rs: slice, xp, kkc: int):
     reusable workspace (a view when the windows are already laid out as rows)."""
     block = win[bs, rs]
     nrows = block.size // kkc if kkc else 0
-    cols = _workspace(xp, block.size, block.dtype)
+    cols = workspace(xp, block.size, block.dtype)
     xp.copyto(cols.reshape(block.shape), block)
     return cols.reshape(nrows, kkc)
 
@@ -515,7 +578,7 @@ def conv_forward(x, w, info: ConvInfo, xp):
 
 def conv_backprop_filter(x, dy, info: ConvInfo, xp):
     """dL/dw for ``conv_forward`` (dilation 1, as TF.js's kernels): [*K, Cin, Cout]."""
-    x, dy = _float(x, xp), _float(_fit_dy(dy, xp, info), xp)
+    x, dy = as_float32(x, xp), as_float32(fit_dy(dy, xp, info), xp)
     cin, cout = x.shape[-1], dy.shape[-1]
     kkc = math.prod(info.filter_sizes) * cin
     dw = xp.zeros((kkc, cout), dtype=xp.float32)
@@ -534,22 +597,22 @@ def _conv_transposed_stride1(dy, w, info: ConvInfo, xp):
     flipped = xp.ascontiguousarray(
         xp.swapaxes(w[tuple(slice(None, None, -1) for _ in info.filter_sizes)], -1, -2)
     )
-    t = ConvInfo()
-    for name in ConvInfo.__slots__:
-        setattr(t, name, getattr(info, name))
-    t.in_sizes, t.out_sizes = list(info.out_sizes), list(info.in_sizes)
-    t.pads = [(f - 1 - p[0], 0) for f, p in zip(info.filter_sizes, info.pads, strict=True)]
+    t = info.replace(
+        in_sizes=list(info.out_sizes),
+        out_sizes=list(info.in_sizes),
+        pads=[(f - 1 - p[0], 0) for f, p in zip(info.filter_sizes, info.pads, strict=True)],
+    )
     return conv_forward(dy, flipped, t, xp)
 
 
 def conv_backprop_input(dy, w, info: ConvInfo, xp):
     """dL/dx for ``conv_forward``: per chunk, one GEMM per filter tap into the workspace, then
     a strided add of each tap's rows into the (padded) input gradient (col2im)."""
-    dy, w = _float(_fit_dy(dy, xp, info), xp), _float(w, xp)
+    dy, w = as_float32(fit_dy(dy, xp, info), xp), as_float32(w, xp)
     cin, cout = w.shape[-2], w.shape[-1]
     if dy.size and w.size and all(v == 1 for v in info.strides + info.dilations):
         return _conv_transposed_stride1(dy, w, info, xp)
-    scatter = _Scatter(xp, info, cin, xp.float32)
+    scatter = Scatter(xp, info, cin, xp.float32)
     if dy.size and w.size:
         nk = math.prod(info.filter_sizes)
         wt = xp.ascontiguousarray(xp.swapaxes(w.reshape(nk, cin, cout), 1, 2))  # [tap, cout, cin]
@@ -557,11 +620,11 @@ def conv_backprop_input(dy, w, info: ConvInfo, xp):
             dyc = dy[bs, rs]
             block = dyc.shape[:-1]
             dym = dyc.reshape(-1, cout)
-            parts = _workspace(xp, nk * dym.shape[0] * cin, xp.float32).reshape(
+            parts = workspace(xp, nk * dym.shape[0] * cin, xp.float32).reshape(
                 nk, dym.shape[0], cin
             )
             band, off = _band(info, rs), _row_offset(info, rs)
-            for i, tap in enumerate(_taps(info)):
+            for i, tap in enumerate(filter_taps(info)):
                 xp.matmul(dym, wt[i], out=parts[i])
                 sl = _tap_slices(band, tap)
                 sl = (slice(sl[0].start + off, sl[0].stop + off, sl[0].step), *sl[1:])
@@ -575,8 +638,8 @@ def conv2d(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_
     info = compute_conv2d_info(
         x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
     )
-    out = conv_forward(_to_last(x, xp, info.channels_last), w, info, xp)
-    return _from_last(_store(out, x, xp), xp, info.channels_last)
+    out = conv_forward(to_channels_last(x, xp, info.channels_last), w, info, xp)
+    return from_channels_last(_store(out, x, xp), xp, info.channels_last)
 
 
 def _store(out, x, xp):
@@ -593,8 +656,8 @@ def conv2d_backprop_input(
     info = compute_conv2d_info(
         tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt
     )
-    dx = conv_backprop_input(_to_last(dy, xp, info.channels_last), w, info, xp)
-    return _from_last(dx, xp, info.channels_last)
+    dx = conv_backprop_input(to_channels_last(dy, xp, info.channels_last), w, info, xp)
+    return from_channels_last(dx, xp, info.channels_last)
 
 
 def conv2d_backprop_filter(
@@ -605,7 +668,9 @@ def conv2d_backprop_filter(
         x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt
     )
     last = info.channels_last
-    return conv_backprop_filter(_to_last(x, xp, last), _to_last(dy, xp, last), info, xp)
+    return conv_backprop_filter(
+        to_channels_last(x, xp, last), to_channels_last(dy, xp, last), info, xp
+    )
 
 
 def conv3d(x, w, *, xp, strides, pad, data_format="NDHWC", dilations=(1, 1, 1)):
@@ -644,15 +709,14 @@ def depthwise_info(x_shape, w_shape, strides, pad, dilations, rounding):
 
 
 def depthwise_forward(x, w, info: ConvInfo, xp):
-    x, w = _float(x, xp), _float(w, xp)
+    x, w = as_float32(x, xp), as_float32(w, xp)
     n, c, m = x.shape[0], w.shape[2], w.shape[3]
     out = xp.zeros((n, *info.out_sizes, c, m), dtype=xp.float32)
     if out.size and x.size:
         starts, ext = _extents(info)
         region = _region(x, xp, starts, ext, 0, scratch=True)
-        tmp = _workspace(xp, out.size, xp.float32, "parts").reshape(out.shape)
-        for tap in _taps(info):
-            v = region[(slice(None), *_tap_slices(info, tap), slice(None))]
+        tmp = workspace(xp, out.size, xp.float32, "parts").reshape(out.shape)
+        for tap, v in zip(filter_taps(info), tap_views(region, info), strict=True):
             xp.multiply(v[..., None], w[tap], out=tmp)
             out += tmp
     return out.reshape(n, *info.out_sizes, c * m)
@@ -671,16 +735,16 @@ def depthwise_backprop_input(
     info = compute_conv2d_info(
         tuple(input_shape), w.shape, strides, dilations, pad, dim_rounding_mode, True
     )
-    dy, w = _float(_fit_dy(dy, xp, info), xp), _float(w, xp)
+    dy, w = as_float32(fit_dy(dy, xp, info), xp), as_float32(w, xp)
     c, m = w.shape[2], w.shape[3]
     ones = [1, 1]  # TF.js's backprop kernels step through the filter without dilation
-    scatter = _Scatter(xp, info, c, xp.float32, ones)
+    scatter = Scatter(xp, info, c, xp.float32, ones)
     if dy.size and w.size:
         dy = dy.reshape(*dy.shape[:-1], c, m)
-        tmp = _workspace(xp, dy.size, xp.float32, "parts").reshape(dy.shape)
-        for tap in _taps(info):
+        tmp = workspace(xp, dy.size, xp.float32, "parts").reshape(dy.shape)
+        for tap in filter_taps(info):
             xp.multiply(dy, w[tap], out=tmp)
-            scatter.add(_tap_slices(info, tap, ones), tmp[..., 0] if m == 1 else tmp.sum(-1))
+            scatter.add(info, tap, tmp[..., 0] if m == 1 else tmp.sum(-1), ones)
     return scatter.result()
 
 
@@ -690,7 +754,7 @@ def depthwise_backprop_filter(
     info = compute_conv2d_info(
         x.shape, tuple(filter_shape), strides, dilations, pad, dim_rounding_mode, True
     )
-    x, dy = _float(x, xp), _float(_fit_dy(dy, xp, info), xp)
+    x, dy = as_float32(x, xp), as_float32(fit_dy(dy, xp, info), xp)
     c, m = filter_shape[2], filter_shape[3]
     dw = xp.zeros(tuple(filter_shape), dtype=xp.float32)
     if dy.size and x.size:
@@ -698,207 +762,11 @@ def depthwise_backprop_filter(
         starts, ext = _extents(info, ones)
         region = _region(x, xp, starts, ext, 0, scratch=True)
         dy5 = dy.reshape(*dy.shape[:-1], c, m)
-        tmp = _workspace(xp, dy5.size, xp.float32, "parts").reshape(dy5.shape)
-        for tap in _taps(info):
-            v = region[(slice(None), *_tap_slices(info, tap, ones), slice(None))]
+        tmp = workspace(xp, dy5.size, xp.float32, "parts").reshape(dy5.shape)
+        for tap, v in zip(filter_taps(info), tap_views(region, info, ones), strict=True):
             xp.multiply(v[..., None], dy5, out=tmp)
             dw[tap] = tmp.reshape(-1, c, m).sum(0)
     return dw
-
-
-# ---------------------------------------------------------------------------- pooling
-def _valid_counts(info: ConvInfo, xp):
-    """Taps of each window that fall inside the input, as an array over the output dims."""
-    counts = None
-    for o, s, f, p, n in zip(
-        info.out_sizes, info.strides, info.eff_sizes, info.pad_before, info.in_sizes, strict=True
-    ):
-        corner = xp.arange(o) * s - p
-        c = xp.minimum(corner + f, n) - xp.maximum(corner, 0)
-        c = xp.maximum(c, 0)
-        counts = c if counts is None else counts[..., None] * c
-    return counts
-
-
-def _pool_region(x, xp, info: ConvInfo, fill):
-    starts, ext = _extents(info)
-    return _region(x, xp, starts, ext, fill, scratch=True)
-
-
-def _max_pool(x, info: ConvInfo, xp):
-    """Max over each window, ignoring NaN (TF.js's ``pixel > max`` never takes NaN); an
-    empty window gives -Infinity. Returns float64 for integer inputs, else float32."""
-    v = x if x.dtype == xp.float32 else x.astype(xp.float64)
-    best = xp.full((x.shape[0], *info.out_sizes, x.shape[-1]), -math.inf, dtype=v.dtype)
-    if best.size and x.size:
-        region = _pool_region(v, xp, info, math.nan)
-        for tap in _taps(info):
-            xp.fmax(best, region[(slice(None), *_tap_slices(info, tap), slice(None))], out=best)
-    return best
-
-
-def _avg_pool(x, info: ConvInfo, xp, empty_is_zero: bool):
-    v = _float(x, xp)
-    total = xp.zeros((x.shape[0], *info.out_sizes, x.shape[-1]), dtype=xp.float32)
-    if total.size and x.size:
-        region = _pool_region(v, xp, info, 0)
-        for tap in _taps(info):
-            total += region[(slice(None), *_tap_slices(info, tap), slice(None))]
-    counts = _valid_counts(info, xp)[None, ..., None].astype(xp.float32)
-    if empty_is_zero:
-        counts = xp.maximum(counts, 1)
-    with xp.errstate(invalid="ignore", divide="ignore"):
-        return total / counts
-
-
-def _is_identity_pool(info: ConvInfo) -> bool:
-    return info.filter_sizes == [1, 1] and list(info.in_shape) == list(info.out_shape)
-
-
-def _pool2d_raw(kind):
-    def kernel(inputs, attrs, backend):
-        (x,) = inputs
-        xp = backend.xp
-        strides, filter_size = attrs["strides"], attrs["filter_size"]
-        if not either_strides_or_dilations_are_one(strides, 1):
-            name = "maxPool" if kind == "max" else "avgPool"
-            raise InvalidArgumentError(
-                f"Error in {name}: Either strides or dilations must be 1. Got strides {js_format(strides)} and dilations '1'"
-            )
-        info = compute_pool2d_info(
-            x._shape, filter_size, strides, 1, attrs["pad"], attrs.get("dim_rounding_mode")
-        )
-        if _is_identity_pool(info):
-            return backend.share(x, x._shape)  # TF.js's CPU kernel returns identity(x)
-        arr = backend.array(x)
-        if kind == "max":
-            out = from_double(_max_pool(arr, info, xp), arr.dtype, xp)
-        else:
-            out = from_double(_avg_pool(arr, info, xp, False), arr.dtype, xp)
-        return backend.write_array(out)
-
-    return kernel
-
-
-def _pool3d_info(x_shape, attrs):
-    return compute_pool3d_info(
-        x_shape,
-        attrs["filter_size"],
-        attrs["strides"],
-        1,
-        attrs["pad"],
-        attrs.get("dim_rounding_mode"),
-        attrs.get("data_format", "NDHWC"),
-    )
-
-
-def max_pool3d(x, *, xp, filter_size, strides, pad, dim_rounding_mode=None, data_format="NDHWC"):
-    info = _pool3d_info(x.shape, locals())
-    return _max_pool(x, info, xp).astype(xp.float32)  # TF.js marks the result float32
-
-
-def avg_pool3d(x, *, xp, filter_size, strides, pad, dim_rounding_mode=None, data_format="NDHWC"):
-    info = _pool3d_info(x.shape, locals())
-    return _avg_pool(x, info, xp, True)
-
-
-def _tap_index(values, best, ok, xp, last: bool):
-    """The index of the first (``last``: last) tap whose value equals ``best`` where ``ok``,
-    else -1. ``values`` yields each tap's values; NaN never equals ``best``."""
-    idx = xp.full(best.shape, -1, dtype=xp.int32)
-    order = list(enumerate(values))
-    for i, cur in order if last else order[::-1]:  # the tap written last wins
-        hit = cur == best
-        if ok is not None:
-            hit &= ok
-        idx = xp.where(hit, xp.int32(i), idx)
-    return idx
-
-
-def _max_positions(x, info: ConvInfo, xp, last: bool):
-    """For every window, the tap TF.js's ``maxPoolPositions`` picks (first strict max for 2-D,
-    last ``>=`` max for 3-D; NaN and padding never picked), or -1."""
-    v = x.astype(xp.float64) if x.dtype != xp.float32 else x
-    shape = (x.shape[0], *info.out_sizes, x.shape[-1])
-    if not (math.prod(shape) and x.size):
-        return xp.full(shape, -1, dtype=xp.int32)
-    region = _pool_region(v, xp, info, math.nan)
-    taps = [region[(slice(None), *_tap_slices(info, tap), slice(None))] for tap in _taps(info)]
-    best = xp.full(shape, -math.inf, dtype=v.dtype)
-    for cur in taps:
-        xp.fmax(best, cur, out=best)
-    # 2-D uses ``pixel > max`` from -Infinity: a window of -Infinity (or NaN) picks nothing.
-    return _tap_index(taps, best, None if last else best > -math.inf, xp, last)
-
-
-def _scatter_by_position(dy, idx, info: ConvInfo, xp, codes=None):
-    """dx: each output's ``dy`` added at the input pixel of its chosen tap."""
-    scatter = _Scatter(xp, info, dy.shape[-1], xp.float32)
-    if dy.size:
-        tmp = _workspace(xp, dy.size, xp.float32, "parts").reshape(dy.shape)
-        for i, tap in enumerate(_taps(info)):
-            code = i if codes is None else codes[i]
-            xp.multiply(dy, idx == code, out=tmp)
-            scatter.add(_tap_slices(info, tap), tmp)
-    return scatter.result()
-
-
-def max_pool_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
-    info = compute_pool2d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
-    return _scatter_by_position(
-        _fit_dy(_float(dy, xp), xp, info), _max_positions(x, info, xp, False), info, xp
-    )
-
-
-def max_pool3d_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
-    info = compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
-    idx = _max_positions(x, info, xp, True)
-    fd, fh, fw = info.eff_sizes
-    # TF.js stores a 3-D position as d*H*W + r*H + c (H where W belongs) and matches it against
-    # d*H*W + r*W + c: decode the stored codes the same way.
-    taps = list(_taps(info))
-    stored = xp.asarray([d * fh * fw + r * fh + c for d, r, c in taps], dtype=xp.int32)
-    chosen = xp.where(idx >= 0, stored[xp.maximum(idx, 0)], -1)
-    proper = [d * fh * fw + r * fw + c for d, r, c in taps]
-    return _scatter_by_position(_fit_dy(_float(dy, xp), xp, info), chosen, info, xp, proper)
-
-
-def _avg_grad(dy, info: ConvInfo, xp):
-    dy = _fit_dy(_float(dy, xp), xp, info)
-    scatter = _Scatter(xp, info, dy.shape[-1], xp.float32)
-    if dy.size:
-        for tap in _taps(info):
-            scatter.add(_tap_slices(info, tap), dy)
-    # TF.js divides by the full filter size, not by the taps inside the input.
-    return scatter.result() * xp.float32(1.0 / math.prod(info.filter_sizes))
-
-
-def avg_pool_grad(dy, x, *, xp, filter_size, strides, pad):
-    return _avg_grad(dy, compute_pool2d_info(x.shape, filter_size, strides, 1, pad), xp)
-
-
-def avg_pool3d_grad(dy, x, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
-    return _avg_grad(
-        dy, compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode), xp
-    )
-
-
-def max_pool_with_argmax(x, *, xp, filter_size, strides, pad, include_batch_in_index=False):
-    info = compute_pool2d_info(x.shape, filter_size, strides, [1, 1], pad)
-    pooled = from_double(_max_pool(x, info, xp), x.dtype, xp)
-    idx = _max_positions(x, info, xp, False)
-    # Flatten each chosen tap to an index into the input.
-    n, h, w, c = x.shape
-    ow = info.out_sizes[1]
-    tap_r, tap_c = xp.divmod(xp.maximum(idx, 0), info.eff_sizes[1])
-    rows = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[
-        None, :, None, None
-    ]
-    cols = (xp.arange(ow) * info.strides[1] - info.pad_before[1])[None, None, :, None]
-    flat = ((rows + tap_r) * w + (cols + tap_c)) * c + xp.arange(c)
-    if include_batch_in_index:
-        flat = flat + (xp.arange(n) * h * w * c)[:, None, None, None]
-    return [pooled, xp.where(idx >= 0, flat, -1).astype(xp.int32)]
 
 
 # ---------------------------------------------------------------------------- dilation2d
@@ -909,15 +777,16 @@ def _dilation_argmax(x, f, info: ConvInfo, xp):
     """(max of x + filter over each window from Number.MIN_SAFE_INTEGER, index of the first tap
     reaching it or -1), in float64 as TF.js compares in doubles."""
     v, fv = x.astype(xp.float64), f.astype(xp.float64)
-    shape = (x.shape[0], *info.out_sizes, x.shape[-1])
-    best = xp.full(shape, _MIN_SAFE_INTEGER, dtype=xp.float64)
-    if not (best.size and x.size):
+    shape = pooled_shape(x, info)
+    if not (math.prod(shape) and x.size):
+        best = xp.full(shape, _MIN_SAFE_INTEGER, dtype=xp.float64)
         return best, xp.full(shape, -1, dtype=xp.int32)
-    region = _pool_region(v, xp, info, math.nan)
-    taps = [region[(slice(None), *_tap_slices(info, t), slice(None))] + fv[t] for t in _taps(info)]
-    for cur in taps:
-        xp.fmax(best, cur, out=best)
-    return best, _tap_index(taps, best, best > _MIN_SAFE_INTEGER, xp, False)
+    region = window_region(v, xp, info, math.nan)
+    taps = [
+        view + fv[t] for t, view in zip(filter_taps(info), tap_views(region, info), strict=True)
+    ]
+    best = running_max(taps, shape, _MIN_SAFE_INTEGER, xp.float64, xp)
+    return best, first_tap_index(taps, best, best > _MIN_SAFE_INTEGER, xp, False)
 
 
 def dilation2d(x, f, *, xp, strides, pad, dilations):
@@ -941,18 +810,13 @@ def _dilation_targets(x, f, dy, attrs, xp):
 
 def dilation2d_backprop_input(x, f, dy, *, xp, strides, pad, dilations):
     info, idx, (tr, tc) = _dilation_targets(x, f, dy, locals(), xp)
-    n, h, w, c = x.shape
-    beg_h = (xp.arange(info.out_sizes[0]) * info.strides[0] - info.pad_before[0])[
-        None, :, None, None
-    ]
-    beg_w = (xp.arange(info.out_sizes[1]) * info.strides[1] - info.pad_before[1])[
-        None, None, :, None
-    ]
+    h, w = x.shape[1:3]
+    beg_h, beg_w = window_starts(info, xp)
     found = idx >= 0
     rows = xp.where(found, beg_h + tr * info.dilations[0], xp.maximum(beg_h, 0))
     cols = xp.where(found, beg_w + tc * info.dilations[1], xp.maximum(beg_w, 0))
     rows, cols = xp.minimum(rows, h - 1), xp.minimum(cols, w - 1)
-    flat = ((xp.arange(n)[:, None, None, None] * h + rows) * w + cols) * c + xp.arange(c)
+    flat = flat_index(rows, cols, x.shape, xp, True)
     dx = xp.bincount(flat.reshape(-1), weights=dy.reshape(-1).astype(xp.float64), minlength=x.size)
     return from_double(dx.reshape(x.shape), x.dtype, xp)
 
@@ -978,16 +842,4 @@ KERNELS = {
     k.DILATION2D: dilation2d,
     k.DILATION2D_BACKPROP_INPUT: dilation2d_backprop_input,
     k.DILATION2D_BACKPROP_FILTER: dilation2d_backprop_filter,
-    k.AVG_POOL_GRAD: avg_pool_grad,
-    k.AVG_POOL3D: avg_pool3d,
-    k.AVG_POOL3D_GRAD: avg_pool3d_grad,
-    k.MAX_POOL_GRAD: max_pool_grad,
-    k.MAX_POOL3D: max_pool3d,
-    k.MAX_POOL3D_GRAD: max_pool3d_grad,
-    k.MAX_POOL_WITH_ARGMAX: max_pool_with_argmax,
-}
-
-RAW_KERNELS = {
-    k.MAX_POOL: _pool2d_raw("max"),
-    k.AVG_POOL: _pool2d_raw("avg"),
 }

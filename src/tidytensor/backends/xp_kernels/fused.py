@@ -17,6 +17,8 @@ from .convolution import (
     convert_data_format,
     depthwise_forward,
     depthwise_info,
+    from_channels_last,
+    to_channels_last,
 )
 from .matrices import batch_mat_mul
 
@@ -99,11 +101,8 @@ def fused_conv2d(
         x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
     )
     last = info.channels_last
-    out = conv_forward(x if last else xp.moveaxis(x, 1, -1), w, info, xp).astype(
-        xp.float32, copy=False
-    )
-    if not last:
-        out = xp.ascontiguousarray(xp.moveaxis(out, -1, 1))
+    out = conv_forward(to_channels_last(x, xp, last), w, info, xp)
+    out = from_channels_last(out.astype(xp.float32, copy=False), xp, last)
     nchw = not last
     if bias is not None:
         out = out + _channel_aligned(bias, nchw)

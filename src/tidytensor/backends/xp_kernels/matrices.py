@@ -42,9 +42,9 @@ def batch_mat_mul(a, b, *, xp, transpose_a=False, transpose_b=False):
         a = xp.swapaxes(a, -1, -2)
     if transpose_b:
         b = xp.swapaxes(b, -1, -2)
-    if a.ndim == 2 and b.ndim == 2:
-        return _matmul(a, b, xp)
     batch_a, batch_b = a.shape[:-2], b.shape[:-2]
+    if batch_a == batch_b:  # 2-D, or the same batch dims: no pairing to work out
+        return _matmul(a, b, xp)
     out_batch = assert_and_get_broadcast_shape(batch_a, batch_b)
     size_a, size_b = math.prod(batch_a), math.prod(batch_b)
     n_out = math.prod(out_batch)

@@ -1,0 +1,173 @@
+"""Layers API training-step workloads for ``benchmarks/run.py``: tidytensor's
+``model.train_on_batch`` against PyTorch's ``nn`` modules, both with Adam, one thread.
+
+- MLP 784 → 128 (relu) → 10 (softmax), batch 64, categorical cross-entropy.
+- LSTM(64) over ``[32, 20, 16]`` → Dense(10) (softmax), categorical cross-entropy.
+  tidytensor's LSTM has TF.js's defaults (hard-sigmoid recurrent activation); PyTorch's
+  ``nn.LSTM`` uses sigmoid. Both compute the gates of one step with one matmul.
+
+Registered from ``run.py`` with::
+
+    from workloads_layers import register as _register_layers  # noqa: E402
+    _register_layers(workload, Workload)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEED = 2024
+MLP_BATCH, MLP_IN, MLP_HIDDEN, MLP_OUT = 64, 784, 128, 10
+LSTM_BATCH, LSTM_STEPS, LSTM_FEATURES, LSTM_UNITS, LSTM_OUT = 32, 20, 16, 64, 10
+
+
+def _data(np: Any, shape: tuple[int, ...], classes: int) -> tuple[Any, Any]:
+    rng = np.random.default_rng(SEED)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    labels = rng.integers(0, classes, shape[0])
+    y = np.zeros((shape[0], classes), dtype=np.float32)
+    y[np.arange(shape[0]), labels] = 1
+    return x, y
+
+
+def _tidytensor_runner(build: Any, x_shape: tuple[int, ...], classes: int, steps: int) -> Any:
+    def factory(tf: Any) -> Any:
+        import numpy as np
+
+        hx, hy = _data(np, x_shape, classes)
+        model = build(tf)
+        model.compile(optimizer=tf.train.adam(0.001), loss="categoricalCrossentropy")
+        x, y = tf.tensor(hx), tf.tensor(hy)
+        model.train_on_batch(x, y)  # creates Adam's slots
+        before = tf.memory().num_tensors
+        model.train_on_batch(x, y)
+        if tf.memory().num_tensors != before:
+            raise AssertionError("train_on_batch leaked tensors")
+        train = model.train_on_batch
+
+        def run() -> None:
+            for _ in range(steps):
+                train(x, y)
+
+        return run
+
+    return factory
+
+
+def _torch_runner(build: Any, x_shape: tuple[int, ...], classes: int, steps: int) -> Any:
+    def factory(torch: Any) -> Any:
+        import numpy as np
+
+        hx, hy = _data(np, x_shape, classes)
+        torch.manual_seed(SEED)
+        forward, params = build(torch)
+        optimizer = torch.optim.Adam(params, lr=0.001)
+        x = torch.from_numpy(hx)
+        target = torch.from_numpy(hy.argmax(1))
+        loss_fn = torch.nn.functional.cross_entropy
+
+        def step() -> None:
+            optimizer.zero_grad()
+            loss_fn(forward(x), target).backward()
+            optimizer.step()
+
+        def run() -> None:
+            for _ in range(steps):
+                step()
+
+        return run
+
+    return factory
+
+
+def _mlp_tidytensor(tf: Any) -> Any:
+    return tf.sequential(
+        layers=[
+            tf.layers.dense(units=MLP_HIDDEN, activation="relu", input_shape=[MLP_IN]),
+            tf.layers.dense(units=MLP_OUT, activation="softmax"),
+        ]
+    )
+
+
+def _mlp_torch(torch: Any) -> Any:
+    net = torch.nn.Sequential(
+        torch.nn.Linear(MLP_IN, MLP_HIDDEN), torch.nn.ReLU(), torch.nn.Linear(MLP_HIDDEN, MLP_OUT)
+    )
+    return net, list(net.parameters())
+
+
+def _lstm_tidytensor(tf: Any) -> Any:
+    return tf.sequential(
+        layers=[
+            tf.layers.lstm(units=LSTM_UNITS, input_shape=[LSTM_STEPS, LSTM_FEATURES]),
+            tf.layers.dense(units=LSTM_OUT, activation="softmax"),
+        ]
+    )
+
+
+def _lstm_torch(torch: Any) -> Any:
+    lstm = torch.nn.LSTM(LSTM_FEATURES, LSTM_UNITS, batch_first=True)
+    head = torch.nn.Linear(LSTM_UNITS, LSTM_OUT)
+
+    def forward(x: Any) -> Any:
+        out, _ = lstm(x)
+        return head(out[:, -1])
+
+    return forward, [*lstm.parameters(), *head.parameters()]
+
+
+def _workload(
+    Workload: Any,
+    name: str,
+    build_tt: Any,
+    build_torch: Any,
+    x_shape: tuple[int, ...],
+    classes: int,
+    quick: bool,
+    notes: str,
+) -> Any:
+    steps = 5 if quick else 20
+    return Workload(
+        name=name,
+        group="layers training",
+        unit_name="step",
+        report_unit="ms",
+        work_items=steps,
+        repeats=3 if quick else 9,
+        runners={
+            "tidytensor": _tidytensor_runner(build_tt, x_shape, classes, steps),
+            "torch": _torch_runner(build_torch, x_shape, classes, steps),
+        },
+        notes=notes,
+    )
+
+
+def register(workload: Any, Workload: Any) -> None:
+    """Registers the Layers API training workloads with ``run.py``'s ``@workload``."""
+
+    @workload
+    def mlp_train_step(quick: bool) -> Any:
+        return _workload(
+            Workload,
+            f"MLP {MLP_IN}-{MLP_HIDDEN}-{MLP_OUT} train step (Adam, batch {MLP_BATCH})",
+            _mlp_tidytensor,
+            _mlp_torch,
+            (MLP_BATCH, MLP_IN),
+            MLP_OUT,
+            quick,
+            "tidytensor: Sequential + train_on_batch; torch: nn.Sequential + Adam",
+        )
+
+    @workload
+    def lstm_train_step(quick: bool) -> Any:
+        return _workload(
+            Workload,
+            f"LSTM({LSTM_UNITS}) [{LSTM_BATCH},{LSTM_STEPS},{LSTM_FEATURES}]->Dense({LSTM_OUT}) "
+            "train step (Adam)",
+            _lstm_tidytensor,
+            _lstm_torch,
+            (LSTM_BATCH, LSTM_STEPS, LSTM_FEATURES),
+            LSTM_OUT,
+            quick,
+            "tidytensor: Sequential(lstm, dense) + train_on_batch; torch: nn.LSTM + nn.Linear",
+        )

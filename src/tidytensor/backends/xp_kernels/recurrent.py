@@ -1,0 +1,808 @@
+"""Fused recurrent kernels: a whole LSTM, GRU or SimpleRNN sequence forward in one kernel, and
+its backward pass (backpropagation through time) in one more.
+
+They compute exactly what TF.js's per-step ops compute (``layers/recurrent.ts``: LSTMCell,
+GRUCell with ``resetAfter`` false, SimpleRNNCell; ``K.rnn`` with its masking and
+``goBackwards``; the cells' recurrent-dropout masks), with these implementation choices:
+
+- the input projection ``x @ kernel + bias`` runs once for all time steps, time-major;
+- a hard sigmoid ``clip(0.2 z + 0.5, 0, 1)`` is folded into the weights: its columns of the
+  kernel, recurrent kernel and bias are scaled by 0.2 (plus 0.5 on the bias), so the step
+  only clips; gradients are scaled back at the end;
+- every per-step operation writes into preallocated buffers (``out=``), and buffers come from
+  a small pool that hands an array out again once nothing else references it (no page
+  faults on every call for large scratch arrays);
+- the forward pass keeps what the backward pass needs in one ``workspace`` output, which the
+  gradient (``gradients/recurrent.py``) saves.
+
+Masks ``[B, T]`` hold 0/1 (the layer casts them as TF.js does); a masked step keeps the
+previous state: ``new * m + old * (1 - m)``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+
+from ... import kernel_names_recurrent as kr
+
+__all__ = ["KERNELS", "clear_buffer_pool"]
+
+
+# ------------------------------------------------------------------------- buffer pool
+class _Pool:
+    """Float32 arrays by shape, handed out again once only the pool references them."""
+
+    def __init__(self, per_shape: int = 4, shapes: int = 64):
+        self._buckets: OrderedDict = OrderedDict()
+        self._per_shape = per_shape
+        self._shapes = shapes
+        self._lock = threading.Lock()
+
+    def take(self, xp, shape: tuple[int, ...]):
+        key = (id(xp), shape)
+        with self._lock:
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                bucket = self._buckets[key] = []
+                if len(self._buckets) > self._shapes:
+                    self._buckets.popitem(last=False)
+            else:
+                self._buckets.move_to_end(key)
+                for arr in bucket:
+                    if sys.getrefcount(arr) <= _FREE_REFS:
+                        return arr
+            arr = xp.empty(shape, dtype=xp.float32)
+            if len(bucket) < self._per_shape:
+                bucket.append(arr)
+            return arr
+
+    def clear(self) -> None:
+        with self._lock:
+            self._buckets.clear()
+
+
+def _free_refs() -> int:
+    """References a pooled array has when nobody else holds it (list, loop name, argument)."""
+    bucket = [object()]
+    for item in bucket:
+        return sys.getrefcount(item)
+    return 3  # pragma: no cover
+
+
+_FREE_REFS = _free_refs()
+_POOL = _Pool()
+
+
+def clear_buffer_pool() -> None:
+    """Drops the recurrent kernels' cached scratch arrays."""
+    _POOL.clear()
+
+
+def _take(xp, *shape: int):
+    return _POOL.take(xp, shape)
+
+
+# -------------------------------------------------------------------------- activations
+def _act(name: str, src, dst, xp) -> None:
+    """``dst = activation(src)`` (a hard sigmoid's input is already ``0.2 z + 0.5``)."""
+    if name == "tanh":
+        xp.tanh(src, out=dst)
+    elif name == "hardSigmoid":
+        xp.maximum(src, 0, out=dst)
+        xp.minimum(dst, 1, out=dst)
+    elif name == "sigmoid":
+        xp.negative(src, out=dst)
+        xp.exp(dst, out=dst)
+        xp.add(dst, 1, out=dst)
+        xp.reciprocal(dst, out=dst)
+    elif name == "relu":
+        xp.maximum(src, 0, out=dst)
+    elif dst is not src:  # linear
+        xp.copyto(dst, src)
+
+
+def _dact(name: str, a, out, xp) -> None:
+    """``out = d activation / d z`` from the activation's output ``a`` (TF.js's gradients:
+    tanh ``1 - a^2``, sigmoid ``a (1 - a)``, relu ``a > 0``; a hard sigmoid passes where it
+    did not clip, ``0 < a < 1``)."""
+    if name == "tanh":
+        xp.multiply(a, a, out=out)
+        xp.subtract(1, out, out=out)
+    elif name == "sigmoid":
+        xp.subtract(1, a, out=out)
+        xp.multiply(out, a, out=out)
+    elif name == "hardSigmoid":
+        # 0 < a < 1 exactly where a (1 - a) > 0; sign() of that product is then 1, else 0.
+        xp.subtract(1, a, out=out)
+        xp.multiply(out, a, out=out)
+        xp.sign(out, out=out)
+    elif name == "relu":
+        xp.greater(a, 0, out=out)
+    else:
+        out.fill(1)
+
+
+_fold_cache: dict = {}
+
+
+def _fold(groups: tuple[str, ...], units: int, xp):
+    """Per-column scale and offset folding the hard sigmoids' ``0.2 z + 0.5`` into the
+    weights; ``(None, None)`` when no group uses one."""
+    if "hardSigmoid" not in groups:
+        return None, None
+    key = (groups, units, id(xp))
+    found = _fold_cache.get(key)
+    if found is None:
+        scale = xp.ones(len(groups) * units, dtype=xp.float32)
+        offset = xp.zeros(len(groups) * units, dtype=xp.float32)
+        for j, name in enumerate(groups):
+            if name == "hardSigmoid":
+                scale[j * units : (j + 1) * units] = 0.2
+                offset[j * units : (j + 1) * units] = 0.5
+        found = _fold_cache[key] = (scale, offset)
+    return found
+
+
+def _stacked_weights(w, rk, bias, scale, offset, xp):
+    """``[kernel; recurrentKernel; bias]`` as one ``[D + U + 1, G]`` matrix (hard-sigmoid
+    columns folded), so that one matmul with ``[x_t; h; 1]`` gives a step's pre-activations."""
+    D, G = w.shape
+    U = rk.shape[0]
+    wrk = xp.empty((D + U + 1, G), dtype=xp.float32)
+    wrk[:D] = w
+    wrk[D : D + U] = rk
+    if bias is None:
+        wrk[D + U] = 0
+    else:
+        wrk[D + U] = bias
+    if scale is not None:
+        xp.multiply(wrk, scale, out=wrk)
+        wrk[D + U] += offset
+    return wrk
+
+
+def _optional(rest, has_bias: bool, has_rec_mask: bool, has_mask: bool):
+    rest = list(rest)
+    bias = rest.pop(0) if has_bias else None
+    rec_mask = rest.pop(0) if has_rec_mask else None
+    mask = rest.pop(0) if has_mask else None
+    return bias, rec_mask, mask
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _carve(ws, *shapes: tuple[int, ...]):
+    """Views of the given shapes laid one after another in the flat workspace."""
+    views, start = [], 0
+    for shape in shapes:
+        n = _count(shape)
+        views.append(ws[start : start + n].reshape(shape))
+        start += n
+    return views
+
+
+def _workspace(xp, shapes):
+    return _take(xp, sum(_count(s) for s in shapes))
+
+
+def _fill_stacked(XS, x, go_backwards: bool) -> None:
+    """``XS[t] = [x_t^T; . ; 1]`` (``[K, B]``) for the ``T`` steps in processing order; the
+    middle rows are written step by step."""
+    T, D = x.shape[1], x.shape[2]
+    view = x.transpose(1, 2, 0)
+    XS[:T, :D] = view[::-1] if go_backwards else view
+    XS[:, -1] = 1
+
+
+def _init_state(XH, h0, rm, D: int, U: int, xp) -> None:
+    """The first step's state rows: ``h0^T`` (times the recurrent-dropout mask)."""
+    rows = XH[0, D : D + U]
+    xp.copyto(rows, h0.T)
+    if rm is not None:
+        xp.multiply(rows, rm, out=rows)
+
+
+def _states_view(XH, Hs, D: int, U: int):
+    """The states ``H[t]`` (``[U, B]``): the state rows of ``XH[t + 1]``, or their own
+    buffer ``Hs`` when a recurrent-dropout mask makes ``XH`` hold ``h * mask`` instead."""
+    return XH[1:, D : D + U] if Hs is None else Hs
+
+
+def _store_state(XH, Hs, t: int, rm, D: int, U: int, xp) -> None:
+    """With a recurrent-dropout mask: the next step's input rows ``H[t] * mask``."""
+    if Hs is not None:
+        xp.multiply(Hs[t], rm, out=XH[t + 1, D : D + U])
+
+
+def _transposed(a, xp):
+    """A ``[B, n]`` array as a contiguous ``[n, B]``."""
+    return None if a is None else xp.ascontiguousarray(a.T)
+
+
+def _time_mask(mask, go_backwards: bool, xp):
+    """A ``[B, T]`` mask as ``(m, 1 - m)``, each ``[T, 1, B]`` in processing order."""
+    if mask is None:
+        return None, None
+    m = mask.T[::-1] if go_backwards else mask.T
+    m = xp.ascontiguousarray(m)[:, None, :]
+    return m, 1 - m
+
+
+def _select(m, nm, new, old, out, tmp, xp) -> None:
+    """``out = new * m + old * (1 - m)`` (TF.js's masked step)."""
+    xp.multiply(new, m, out=out)
+    xp.multiply(old, nm, out=tmp)
+    xp.add(out, tmp, out=out)
+
+
+def _sequence_output(H, return_sequences: bool, xp):
+    T, U, B = H.shape
+    if not return_sequences:
+        return xp.empty((B, 0, U), dtype=xp.float32)
+    seq = _take(xp, B, T, U)
+    xp.copyto(seq, H.transpose(2, 0, 1))
+    return seq
+
+
+def _last(H, initial_t):
+    return (H[-1] if H.shape[0] else initial_t).T.copy()
+
+
+def _sequence_grad_t(dseq, T: int, xp):
+    """``dL/dsequence [B, T, U]`` as ``[T, U, B]``, or None when it is empty or all zero."""
+    if dseq.shape[1] != T or T == 0 or not bool(dseq.any()):
+        return None
+    out = _take(xp, T, dseq.shape[2], dseq.shape[0])
+    xp.copyto(out, dseq.transpose(1, 2, 0))
+    return out
+
+
+def _weight_grad_t(dZ, XS, xp):
+    """``sum_t dZ[t] @ XS[t]^T`` for ``dZ [T, G, B]`` and ``XS [>=T, K, B]``: ``[G, K]``."""
+    T, G, B = dZ.shape
+    K = XS.shape[1]
+    dz = _take(xp, G, T, B)
+    xp.copyto(dz, dZ.transpose(1, 0, 2))
+    xs = _take(xp, K, T, B)
+    xp.copyto(xs, XS[:T].transpose(1, 0, 2))
+    return xp.dot(dz.reshape(G, T * B), xs.reshape(K, T * B).T)
+
+
+def _split_weight_grad(dwrk_t, scale, D: int, U: int, has_bias: bool, xp):
+    """``d[kernel; recurrentKernel; bias]`` (given transposed, ``[G, K]``) into its parts."""
+    if scale is not None:
+        xp.multiply(dwrk_t, scale[:, None], out=dwrk_t)
+    dw = xp.ascontiguousarray(dwrk_t[:, :D].T)
+    drk = xp.ascontiguousarray(dwrk_t[:, D : D + U].T)
+    db = dwrk_t[:, D + U].copy() if has_bias else None
+    return dw, drk, db
+
+
+def _input_grad(dXS_list, D: int, go_backwards: bool, xp):
+    """``dx [B, T, D]`` from the ``[T, K, B]`` gradients of the stacked inputs (summed)."""
+    first = dXS_list[0]
+    T, B = first.shape[0], first.shape[2]
+    view = first[:, :D]
+    for more in dXS_list[1:]:
+        view = view + more[:, :D]
+    view = view[::-1] if go_backwards else view
+    dx = _take(xp, B, T, D)
+    xp.copyto(dx, view.transpose(2, 0, 1))
+    return dx
+
+
+def _mask_grad(dm_t, go_backwards: bool, xp):
+    if dm_t is None:
+        return None
+    out = dm_t[::-1] if go_backwards else dm_t
+    return xp.ascontiguousarray(out.T)
+
+
+def _outputs(*arrays):
+    return [a for a in arrays if a is not None]
+
+
+def _grad_start(dh_last, U: int, B: int, xp):
+    """A ``[U, B]`` running gradient starting at ``dh_last^T``."""
+    out = _take(xp, U, B)
+    xp.copyto(out, dh_last.T)
+    return out
+
+
+# =============================================================================== LSTM
+def _lstm_layout(T, B, D, U, has_rec_mask, clip_mask):
+    K, G = D + U + 1, 4 * U
+    shapes = [(T + 1, K, B), (T, G, B), (T, U, B), (T, U, B)]
+    if has_rec_mask:
+        shapes.append((T, U, B))
+    if clip_mask:  # bytes: where each hard-sigmoid gate did not clip (4 per float32)
+        shapes.append(((T * 3 * U * B + 3) // 4,))
+    return shapes
+
+
+def _lstm_gate_order(U: int, xp):
+    """The kernel keeps the gates as i, f, o, c (TF.js: i, f, c, o), so the three gates with
+    the recurrent activation are contiguous: original column ``order[j]`` is column j."""
+    return xp.concatenate([xp.arange(0, 2 * U), xp.arange(3 * U, 4 * U), xp.arange(2 * U, 3 * U)])
+
+
+def _lstm_weights(w, rk, bias, ra: str, act: str, U: int, xp):
+    """The stacked weights ``[K, G]`` in the kernel's gate order, folded; and the fold."""
+    scale, offset = _fold((ra, ra, ra, act), U, xp)
+    order = _lstm_gate_order(U, xp)
+    b = None if bias is None else bias[order]
+    wrk = _stacked_weights(w[:, order], rk[:, order], b, scale, offset, xp)
+    return wrk, scale, order
+
+
+def _clip_mask_view(rest, T: int, U: int, B: int, xp):
+    return rest[-1].view(xp.uint8)[: T * 3 * U * B].reshape(T, 3 * U, B)
+
+
+def lstm_sequence(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    x, w, rk, h0, c0 = arrays[:5]
+    bias, rm, mask = _optional(arrays[5:], has_bias, has_rec_mask, has_mask)
+    B, T, D = x.shape
+    U = rk.shape[0]
+    ra, act = recurrent_activation, activation
+    clip = ra == "hardSigmoid"
+    wrk, _, _ = _lstm_weights(w, rk, bias, ra, act, U, xp)
+    wrk_t = xp.ascontiguousarray(wrk.T)
+    layout = _lstm_layout(T, B, D, U, rm is not None, clip)
+    ws = _workspace(xp, layout)
+    XH, A, C, TC, *rest = _carve(ws, *layout)
+    Hs = rest[0] if rm is not None else None
+    CM = _clip_mask_view(rest, T, U, B, xp) if clip else None
+    H = _states_view(XH, Hs, D, U)
+    rm = _transposed(rm, xp)
+    _fill_stacked(XH, x, go_backwards)
+    _init_state(XH, h0, rm, D, U, xp)
+    M, NM = _time_mask(mask, go_backwards, xp)
+    h, c = _transposed(h0, xp), _transposed(c0, xp)
+    z, tb = _take(xp, 4 * U, B), _take(xp, U, B)
+    hn = _take(xp, U, B) if M is not None else None
+    cn = _take(xp, U, B) if M is not None else None
+    r3 = slice(0, 3 * U)
+    for t in range(T):
+        a = A[t]
+        xp.dot(wrk_t, XH[t], out=z)
+        _act(ra, z[r3], a[r3], xp)
+        if CM is not None:
+            xp.equal(a[r3], z[r3], out=CM[t])
+        gi, gf, go, gg = a[:U], a[U : 2 * U], a[2 * U : 3 * U], a[3 * U :]
+        _act(act, z[3 * U :], gg, xp)
+        ct = C[t] if M is None else cn
+        xp.multiply(gf, c, out=ct)
+        xp.multiply(gi, gg, out=tb)
+        xp.add(ct, tb, out=ct)
+        tc = TC[t]
+        _act(act, ct, tc, xp)
+        ht = H[t] if M is None else hn
+        xp.multiply(go, tc, out=ht)
+        if M is not None:
+            _select(M[t], NM[t], cn, c, C[t], tb, xp)
+            _select(M[t], NM[t], hn, h, H[t], tb, xp)
+        _store_state(XH, Hs, t, rm, D, U, xp)
+        h, c = H[t], C[t]
+    return [_sequence_output(H, return_sequences, xp), _last(H, h), _last(C, c), ws]
+
+
+def lstm_sequence_grad(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    dseq, dh_last, dc_last = arrays[:3]
+    x, w, rk, h0, c0 = arrays[3:8]
+    bias, rm, mask = _optional(arrays[8:-1], has_bias, has_rec_mask, has_mask)
+    ws = arrays[-1]
+    B, T, D = x.shape
+    U = rk.shape[0]
+    G, K = 4 * U, D + U + 1
+    ra, act = recurrent_activation, activation
+    clip = ra == "hardSigmoid"
+    wrk, scale, order = _lstm_weights(w, rk, bias, ra, act, U, xp)
+    layout = _lstm_layout(T, B, D, U, rm is not None, clip)
+    XH, A, C, TC, *rest = _carve(ws, *layout)
+    H = _states_view(XH, rest[0] if rm is not None else None, D, U)
+    CM = _clip_mask_view(rest, T, U, B, xp) if clip else None
+    rm = _transposed(rm, xp)
+    h0, c0 = _transposed(h0, xp), _transposed(c0, xp)
+    M, NM = _time_mask(mask, go_backwards, xp)
+    dS = _sequence_grad_t(dseq, T, xp)
+    dZ = _take(xp, T, G, B)
+    dXH = _take(xp, T, K, B)
+    dv = _take(xp, G, B)
+    dh, dc = _grad_start(dh_last, U, B, xp), _grad_start(dc_last, U, B, xp)
+    dcur, tb = _take(xp, U, B), _take(xp, U, B)
+    if M is not None:
+        dhn, dcn, carry_h, carry_c = (_take(xp, U, B) for _ in range(4))
+        dm_t = _take(xp, T, B)
+    else:
+        dm_t = None
+    drm = xp.zeros((U, B), dtype=xp.float32) if rm is not None else None
+    r3 = slice(0, 3 * U)
+    for t in range(T - 1, -1, -1):
+        if dS is not None:
+            xp.add(dh, dS[t], out=dh)
+        a, tc = A[t], TC[t]
+        gi, gf, go, gg = a[:U], a[U : 2 * U], a[2 * U : 3 * U], a[3 * U :]
+        cprev = C[t - 1] if t else c0
+        hprev = H[t - 1] if t else h0
+        if M is not None:
+            # dL/dm = dh . (h_new - h_prev) + dc . (c_new - c_prev)
+            xp.multiply(go, tc, out=tb)
+            xp.subtract(tb, hprev, out=tb)
+            xp.multiply(tb, dh, out=tb)
+            col = tb.sum(axis=0, dtype=xp.float32)
+            xp.multiply(gf, cprev, out=dcur)
+            xp.multiply(gi, gg, out=tb)
+            xp.add(dcur, tb, out=dcur)
+            xp.subtract(dcur, cprev, out=dcur)
+            xp.multiply(dcur, dc, out=dcur)
+            xp.add(col, dcur.sum(axis=0, dtype=xp.float32), out=dm_t[t])
+            xp.multiply(dh, M[t], out=dhn)
+            xp.multiply(dh, NM[t], out=carry_h)
+            xp.multiply(dc, M[t], out=dcn)
+            xp.multiply(dc, NM[t], out=carry_c)
+        else:
+            dhn, dcn = dh, dc
+        dz = dZ[t]
+        xp.multiply(dhn, tc, out=dz[2 * U : 3 * U])
+        _dact(act, tc, dcur, xp)
+        xp.multiply(dcur, go, out=dcur)
+        xp.multiply(dcur, dhn, out=dcur)
+        xp.add(dcur, dcn, out=dcur)
+        xp.multiply(dcur, gg, out=dz[:U])
+        xp.multiply(dcur, cprev, out=dz[U : 2 * U])
+        dzg = dz[3 * U :]
+        xp.multiply(dcur, gi, out=dzg)
+        xp.multiply(dcur, gf, out=dc)
+        if CM is not None:
+            xp.multiply(dz[r3], CM[t], out=dz[r3])
+        else:
+            _dact(ra, a[r3], dv[r3], xp)
+            xp.multiply(dz[r3], dv[r3], out=dz[r3])
+        dvg = dv[3 * U :]
+        _dact(act, gg, dvg, xp)
+        xp.multiply(dzg, dvg, out=dzg)
+        dxh = dXH[t]
+        xp.dot(wrk, dz, out=dxh)
+        dh = dxh[D : D + U]
+        if rm is not None:
+            xp.multiply(dh, hprev, out=tb)
+            xp.add(drm, tb, out=drm)
+            xp.multiply(dh, rm, out=dh)
+        if M is not None:
+            xp.add(dh, carry_h, out=dh)
+            xp.add(dc, carry_c, out=dc)
+    dwrk_t = _weight_grad_t(dZ, XH, xp)
+    if scale is not None:
+        xp.multiply(dwrk_t, scale[:, None], out=dwrk_t)
+    original = xp.empty_like(dwrk_t)
+    original[order] = dwrk_t
+    dw, drk, db = _split_weight_grad(original, None, D, U, has_bias, xp)
+    return _outputs(
+        _input_grad([dXH], D, go_backwards, xp),
+        dw,
+        drk,
+        dh.T.copy(),
+        dc.T.copy(),
+        db,
+        None if drm is None else drm.T.copy(),
+        _mask_grad(dm_t, go_backwards, xp),
+    )
+
+
+# ================================================================================ GRU
+def _gru_layout(T, B, D, U, has_rec_mask):
+    K = D + U + 1
+    shapes = [(T + 1, K, B), (T, K, B), (T, 2 * U, B), (T, U, B)]
+    if has_rec_mask:
+        shapes.append((T, U, B))
+    return shapes
+
+
+def gru_sequence(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    x, w, rk, h0 = arrays[:4]
+    bias, rm, mask = _optional(arrays[4:], has_bias, has_rec_mask, has_mask)
+    B, T, D = x.shape
+    U = rk.shape[0]
+    ra, act = recurrent_activation, activation
+    scale, offset = _fold((ra, ra, act), U, xp)
+    wrk_t = _stacked_weights(w, rk, bias, scale, offset, xp).T
+    wzr_t, wh_t = xp.ascontiguousarray(wrk_t[: 2 * U]), xp.ascontiguousarray(wrk_t[2 * U :])
+    layout = _gru_layout(T, B, D, U, rm is not None)
+    ws = _workspace(xp, layout)
+    XH, XR, AZR, HH, *rest = _carve(ws, *layout)
+    Hs = rest[0] if rest else None
+    H = _states_view(XH, Hs, D, U)
+    rm = _transposed(rm, xp)
+    _fill_stacked(XH, x, go_backwards)
+    _fill_stacked(XR, x, go_backwards)
+    _init_state(XH, h0, rm, D, U, xp)
+    M, NM = _time_mask(mask, go_backwards, xp)
+    h = _transposed(h0, xp)
+    zr, zh, tb = _take(xp, 2 * U, B), _take(xp, U, B), _take(xp, U, B)
+    hn = _take(xp, U, B) if M is not None else None
+    for t in range(T):
+        azr, hh = AZR[t], HH[t]
+        hin = XH[t, D : D + U]
+        xp.dot(wzr_t, XH[t], out=zr)
+        _act(ra, zr, azr, xp)
+        gate, reset = azr[:U], azr[U:]
+        xr = XR[t]
+        xp.multiply(reset, hin, out=xr[D : D + U])
+        xp.dot(wh_t, xr, out=zh)
+        _act(act, zh, hh, xp)
+        ht = H[t] if M is None else hn
+        xp.subtract(1, gate, out=tb)
+        xp.multiply(tb, hh, out=tb)
+        xp.multiply(gate, hin, out=ht)
+        xp.add(ht, tb, out=ht)
+        if M is not None:
+            _select(M[t], NM[t], hn, h, H[t], tb, xp)
+        _store_state(XH, Hs, t, rm, D, U, xp)
+        h = H[t]
+    return [_sequence_output(H, return_sequences, xp), _last(H, h), ws]
+
+
+def gru_sequence_grad(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    dseq, dh_last = arrays[:2]
+    x, w, rk, h0 = arrays[2:6]
+    bias, rm, mask = _optional(arrays[6:-1], has_bias, has_rec_mask, has_mask)
+    ws = arrays[-1]
+    B, T, D = x.shape
+    U = rk.shape[0]
+    K = D + U + 1
+    ra, act = recurrent_activation, activation
+    scale, offset = _fold((ra, ra, act), U, xp)
+    wrk = _stacked_weights(w, rk, bias, scale, offset, xp)
+    wzr, wh = xp.ascontiguousarray(wrk[:, : 2 * U]), xp.ascontiguousarray(wrk[:, 2 * U :])
+    layout = _gru_layout(T, B, D, U, rm is not None)
+    XH, XR, AZR, HH, *rest = _carve(ws, *layout)
+    H = _states_view(XH, rest[0] if rest else None, D, U)
+    rm = _transposed(rm, xp)
+    h0 = _transposed(h0, xp)
+    M, NM = _time_mask(mask, go_backwards, xp)
+    dS = _sequence_grad_t(dseq, T, xp)
+    dZR, dZH = _take(xp, T, 2 * U, B), _take(xp, T, U, B)
+    dXH, dXR = _take(xp, T, K, B), _take(xp, T, K, B)
+    dzr_d, dh_d = _take(xp, 2 * U, B), _take(xp, U, B)
+    dh = _grad_start(dh_last, U, B, xp)
+    dhin, tb = _take(xp, U, B), _take(xp, U, B)
+    if M is not None:
+        dhn, carry = _take(xp, U, B), _take(xp, U, B)
+        dm_t = _take(xp, T, B)
+    else:
+        dm_t = None
+    drm = xp.zeros((U, B), dtype=xp.float32) if rm is not None else None
+    for t in range(T - 1, -1, -1):
+        if dS is not None:
+            xp.add(dh, dS[t], out=dh)
+        azr, hh = AZR[t], HH[t]
+        gate, reset = azr[:U], azr[U:]
+        hprev = H[t - 1] if t else h0
+        hin = XH[t, D : D + U]
+        if M is not None:
+            # dL/dm = dh . (h_new - h_prev), h_new = z * hin + (1 - z) * hh
+            xp.subtract(1, gate, out=tb)
+            xp.multiply(tb, hh, out=tb)
+            xp.multiply(gate, hin, out=dhin)
+            xp.add(dhin, tb, out=dhin)
+            xp.subtract(dhin, hprev, out=dhin)
+            xp.multiply(dhin, dh, out=dhin)
+            dhin.sum(axis=0, dtype=xp.float32, out=dm_t[t])
+            xp.multiply(dh, M[t], out=dhn)
+            xp.multiply(dh, NM[t], out=carry)
+        else:
+            dhn = dh
+        dzr, dzh = dZR[t], dZH[t]
+        xp.subtract(hin, hh, out=tb)
+        xp.multiply(tb, dhn, out=dzr[:U])
+        xp.subtract(1, gate, out=tb)
+        xp.multiply(tb, dhn, out=dzh)
+        xp.multiply(dhn, gate, out=dhin)
+        _dact(act, hh, dh_d, xp)
+        xp.multiply(dzh, dh_d, out=dzh)
+        dxr = dXR[t]
+        xp.dot(wh, dzh, out=dxr)
+        drh = dxr[D : D + U]
+        xp.multiply(drh, hin, out=dzr[U:])
+        xp.multiply(drh, reset, out=tb)
+        xp.add(dhin, tb, out=dhin)
+        _dact(ra, azr, dzr_d, xp)
+        xp.multiply(dzr, dzr_d, out=dzr)
+        dxh = dXH[t]
+        xp.dot(wzr, dzr, out=dxh)
+        dh = dxh[D : D + U]
+        xp.add(dh, dhin, out=dh)
+        if rm is not None:
+            xp.multiply(dh, hprev, out=tb)
+            xp.add(drm, tb, out=drm)
+            xp.multiply(dh, rm, out=dh)
+        if M is not None:
+            xp.add(dh, carry, out=dh)
+    dwrk_t = xp.concatenate([_weight_grad_t(dZR, XH, xp), _weight_grad_t(dZH, XR, xp)])
+    dw, drk, db = _split_weight_grad(dwrk_t, scale, D, U, has_bias, xp)
+    return _outputs(
+        _input_grad([dXH, dXR], D, go_backwards, xp),
+        dw,
+        drk,
+        dh.T.copy(),
+        db,
+        None if drm is None else drm.T.copy(),
+        _mask_grad(dm_t, go_backwards, xp),
+    )
+
+
+# ========================================================================== SimpleRNN
+def _simple_layout(T, B, D, U, has_rec_mask):
+    shapes = [(T + 1, D + U + 1, B), (T, U, B)]
+    if has_rec_mask:
+        shapes.append((T, U, B))
+    return shapes
+
+
+def simple_rnn_sequence(
+    *arrays,
+    xp,
+    activation="tanh",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    x, w, rk, h0 = arrays[:4]
+    bias, rm, mask = _optional(arrays[4:], has_bias, has_rec_mask, has_mask)
+    B, T, D = x.shape
+    U = rk.shape[0]
+    scale, offset = _fold((activation,), U, xp)
+    wrk_t = xp.ascontiguousarray(_stacked_weights(w, rk, bias, scale, offset, xp).T)
+    layout = _simple_layout(T, B, D, U, rm is not None)
+    ws = _workspace(xp, layout)
+    XH, A, *rest = _carve(ws, *layout)
+    Hs = rest[0] if rest else None
+    H = _states_view(XH, Hs, D, U)
+    rm = _transposed(rm, xp)
+    _fill_stacked(XH, x, go_backwards)
+    _init_state(XH, h0, rm, D, U, xp)
+    M, NM = _time_mask(mask, go_backwards, xp)
+    h = _transposed(h0, xp)
+    z, tb = _take(xp, U, B), _take(xp, U, B)
+    for t in range(T):
+        xp.dot(wrk_t, XH[t], out=z)
+        if M is not None:
+            _act(activation, z, A[t], xp)
+            _select(M[t], NM[t], A[t], h, H[t], tb, xp)
+        else:
+            _act(activation, z, H[t], xp)
+        _store_state(XH, Hs, t, rm, D, U, xp)
+        h = H[t]
+    return [_sequence_output(H, return_sequences, xp), _last(H, h), ws]
+
+
+def simple_rnn_sequence_grad(
+    *arrays,
+    xp,
+    activation="tanh",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    dseq, dh_last = arrays[:2]
+    x, w, rk, h0 = arrays[2:6]
+    bias, rm, mask = _optional(arrays[6:-1], has_bias, has_rec_mask, has_mask)
+    ws = arrays[-1]
+    B, T, D = x.shape
+    U = rk.shape[0]
+    K = D + U + 1
+    scale, offset = _fold((activation,), U, xp)
+    wrk = _stacked_weights(w, rk, bias, scale, offset, xp)
+    layout = _simple_layout(T, B, D, U, rm is not None)
+    XH, A, *rest = _carve(ws, *layout)
+    H = _states_view(XH, rest[0] if rest else None, D, U)
+    rm = _transposed(rm, xp)
+    h0 = _transposed(h0, xp)
+    M, NM = _time_mask(mask, go_backwards, xp)
+    dS = _sequence_grad_t(dseq, T, xp)
+    dZ, dXH = _take(xp, T, U, B), _take(xp, T, K, B)
+    dh = _grad_start(dh_last, U, B, xp)
+    dv, tb = _take(xp, U, B), _take(xp, U, B)
+    if M is not None:
+        dhn, carry = _take(xp, U, B), _take(xp, U, B)
+        dm_t = _take(xp, T, B)
+    else:
+        dm_t = None
+    drm = xp.zeros((U, B), dtype=xp.float32) if rm is not None else None
+    for t in range(T - 1, -1, -1):
+        if dS is not None:
+            xp.add(dh, dS[t], out=dh)
+        hprev = H[t - 1] if t else h0
+        at = H[t] if M is None else A[t]
+        if M is not None:
+            xp.subtract(at, hprev, out=tb)
+            xp.multiply(tb, dh, out=tb)
+            tb.sum(axis=0, dtype=xp.float32, out=dm_t[t])
+            xp.multiply(dh, M[t], out=dhn)
+            xp.multiply(dh, NM[t], out=carry)
+        else:
+            dhn = dh
+        _dact(activation, at, dv, xp)
+        dz = dZ[t]
+        xp.multiply(dhn, dv, out=dz)
+        dxh = dXH[t]
+        xp.dot(wrk, dz, out=dxh)
+        dh = dxh[D : D + U]
+        if rm is not None:
+            xp.multiply(dh, hprev, out=tb)
+            xp.add(drm, tb, out=drm)
+            xp.multiply(dh, rm, out=dh)
+        if M is not None:
+            xp.add(dh, carry, out=dh)
+    dw, drk, db = _split_weight_grad(_weight_grad_t(dZ, XH, xp), scale, D, U, has_bias, xp)
+    return _outputs(
+        _input_grad([dXH], D, go_backwards, xp),
+        dw,
+        drk,
+        dh.T.copy(),
+        db,
+        None if drm is None else drm.T.copy(),
+        _mask_grad(dm_t, go_backwards, xp),
+    )
+
+
+KERNELS = {
+    kr.LSTM_SEQUENCE: lstm_sequence,
+    kr.LSTM_SEQUENCE_GRAD: lstm_sequence_grad,
+    kr.GRU_SEQUENCE: gru_sequence,
+    kr.GRU_SEQUENCE_GRAD: gru_sequence_grad,
+    kr.SIMPLE_RNN_SEQUENCE: simple_rnn_sequence,
+    kr.SIMPLE_RNN_SEQUENCE_GRAD: simple_rnn_sequence_grad,
+}

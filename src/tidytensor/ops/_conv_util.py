@@ -1,0 +1,148 @@
+"""Argument checks and shape helpers shared by the convolution, pooling and fused ops
+(TF.js's ``conv_util`` checks, with its messages).
+
+Most take ``op_desc``, the op's name as TF.js's messages spell it (``conv2d``, ``conv2D``,
+``fused conv2d``...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends.xp_kernels.convolution import (
+    either_strides_or_dilations_are_one,
+    is_number,
+    strides_or_dilations_are_positive,
+)
+from ..errors import InvalidArgumentError, ShapeError
+from ..tensor import Tensor
+from .reduction import js_str
+
+
+def reshape_to(x: Tensor, shape: Any) -> Tensor:
+    from .transformations import reshape
+
+    return reshape(x, list(shape))
+
+
+def batched(x: Tensor, rank: int) -> tuple[Tensor, bool]:
+    """``x`` with a batch dim of 1 prepended when it has ``rank - 1`` dims."""
+    if x.rank == rank - 1:
+        return reshape_to(x, [1, *x._shape]), True
+    return x, False
+
+
+def batched_like(lead: Tensor, rank: int, *tensors: Tensor) -> tuple[list[Tensor], bool]:
+    """``tensors`` each with a batch dim of 1 prepended when ``lead`` has ``rank - 1`` dims."""
+    if lead.rank == rank - 1:
+        return [reshape_to(t, [1, *t._shape]) for t in tensors], True
+    return list(tensors), False
+
+
+def unbatched(res: Tensor, reshaped: bool) -> Tensor:
+    """``res`` without the batch dim ``batched`` added (when it did: ``reshaped``)."""
+    return reshape_to(res, res._shape[1:]) if reshaped else res
+
+
+def check(cond: bool, message: str, error: type = ShapeError) -> None:
+    if not cond:
+        raise error(message)
+
+
+#: How TF.js words "must be rank N" (its punctuation differs by op): the convolutions, their
+#: backprops, and pooling.
+RANK_CONV, RANK_BACKPROP, RANK_POOL = (
+    "{}, but got rank {}.",
+    "{}, but got rank {}",
+    "{} but got rank {}.",
+)
+
+
+def check_rank(op_desc: str, what: str, got: int, rank: int, form: str = RANK_CONV) -> None:
+    check(got == rank, f"Error in {op_desc}: {what} must be rank " + form.format(rank, got))
+
+
+def check_ranks(op_desc: str, x: Tensor, filter: Tensor, rank: int) -> None:  # noqa: A002
+    check_rank(op_desc, "input", x.rank, rank)
+    check_rank(op_desc, "filter", filter.rank, rank)
+
+
+def channels(shape: Any, data_format: str) -> int:
+    """The channel count of a 4-D ``shape`` in ``data_format`` ('NHWC' or 'NCHW')."""
+    return shape[3] if data_format == "NHWC" else shape[1]
+
+
+def check_in_depth(op_desc: str, in_depth: int, filter_depth: int) -> None:
+    check(
+        in_depth == filter_depth,
+        f"Error in {op_desc}: depth of input ({in_depth}) must match input depth for filter {filter_depth}.",
+    )
+
+
+def _is_int(v: Any) -> bool:
+    return is_number(v) and float(v).is_integer()
+
+
+def check_pad_on_dim_rounding_mode(op_desc: str, pad: Any, dim_rounding_mode: Any) -> None:
+    """TF.js's ``checkPadOnDimRoundingMode``: a rounding mode needs integer padding."""
+    if dim_rounding_mode is None:
+        return
+    msg = f"Error in {op_desc}: pad must be an integer when using dimRoundingMode {dim_rounding_mode} but got pad "
+    if isinstance(pad, str):
+        raise InvalidArgumentError(f"{msg}{pad}.")
+    if is_number(pad):
+        check(_is_int(pad), f"{msg}{js_str(pad)}.", InvalidArgumentError)
+    elif isinstance(pad, (list, tuple)):
+        for p in pad:
+            for v in p:
+                check(_is_int(v), f"{msg}{js_str(v)}.", InvalidArgumentError)
+    else:
+        raise InvalidArgumentError(f"Error in {op_desc}: Unknown padding parameter: {js_str(pad)}")
+
+
+def check_strides_or_dilations_one(
+    op_desc: str, strides: Any, dilations: Any, what: str = "strides"
+) -> None:
+    """TF.js's "Either strides or dilations must be 1" (conv1d says "stride" and "dilation")."""
+    other = "dilations" if what == "strides" else "dilation"
+    check(
+        either_strides_or_dilations_are_one(strides, dilations),
+        f"Error in {op_desc}: Either {what} or {other} must be 1. "
+        f"Got {what} {js_str(strides)} and {other} '{js_str(dilations)}'",
+        InvalidArgumentError,
+    )
+
+
+def check_positive(op_desc: str, strides: Any, dilations: Any, what: str = "strides") -> None:
+    """TF.js's checks that the dilations, then the strides, are all above 0."""
+    check(
+        strides_or_dilations_are_positive(dilations),
+        f"Error in {op_desc}: Dilated rates should be larger than 0.",
+        InvalidArgumentError,
+    )
+    check(
+        strides_or_dilations_are_positive(strides),
+        f"Error in {op_desc}: {'Strides' if what == 'strides' else 'Stride'} should be larger than 0.",
+        InvalidArgumentError,
+    )
+
+
+def check_strides_dilations(
+    op_desc: str, strides: Any, dilations: Any, what: str = "strides"
+) -> None:
+    check_strides_or_dilations_one(op_desc, strides, dilations, what)
+    check_positive(op_desc, strides, dilations, what)
+
+
+def conv_attrs(strides: Any, pad: Any, dim_rounding_mode: Any, **attrs: Any) -> dict[str, Any]:
+    """The kernel attrs most convolution and pooling kernels take, plus ``attrs``."""
+    return {"strides": strides, "pad": pad, "dim_rounding_mode": dim_rounding_mode, **attrs}
+
+
+def check_depthwise_channels(op_desc: str, in_channels: int, filter_in_channels: int) -> None:
+    """TF.js's depthwise check: the input's channels are the filter's inChannels."""
+    check(
+        in_channels == filter_in_channels,
+        f"Error in {op_desc}: number of input channels ({in_channels}) must match the inChannels "
+        f"dimension in filter {filter_in_channels}.",
+    )

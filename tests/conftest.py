@@ -5,8 +5,14 @@ describeWithFlags does)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 import tidytensor as tf
+
+# Property tests draw the same examples every run (a CI run is reproducible) and have no
+# deadline (timings on a shared 2-core machine are noise, not failures).
+settings.register_profile("tidytensor", derandomize=True, deadline=None)
+settings.load_profile("tidytensor")
 
 
 @pytest.fixture(autouse=True)

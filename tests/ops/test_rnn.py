@@ -3,6 +3,7 @@ plus gradient checks and errors."""
 
 from __future__ import annotations
 
+import zlib
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -200,7 +201,7 @@ GRAD_OPS = [
 
 @pytest.mark.parametrize("spec", GRAD_OPS, ids=[s.name for s in GRAD_OPS])
 def test_check_grads(spec):
-    rng = np.random.default_rng(abs(hash(spec.name)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(spec.name.encode()))  # stable across runs
     args = [
         tf.tensor(rng.uniform(spec.low, spec.high, s).astype(np.float32), s) for s in spec.shapes
     ]

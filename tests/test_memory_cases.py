@@ -1,0 +1,89 @@
+"""Catalog §6.4A memory cases M11–M16 in one place (M1–M10 are in test_memory.py; M12–M15
+are also exercised in the optimizer and layers suites): the exact counts TF.js 4.22.0 gives."""
+
+from __future__ import annotations
+
+import pytest
+
+import tidytensor as tf
+
+
+def n() -> int:
+    return tf.memory().num_tensors
+
+
+def test_m11_grad_of_grad_adds_one_tensor():
+    x = tf.tensor1d([0.1, 0.2])
+    before = n()
+    g = tf.grad(tf.grad(lambda x: x.mul(x).mul(x)))(x)
+    assert n() == before + 1
+    assert g.array_sync() == pytest.approx([0.6, 1.2], abs=1e-6)
+
+
+def test_m12_sgd_minimize_counts():
+    opt = tf.train.sgd(0.1)
+    seed = tf.scalar(4)
+    x = seed.variable()
+    initial = n()
+    cost = opt.minimize(lambda: x.square(), True)
+    assert n() == initial + 1
+    assert x.array_sync() == pytest.approx(3.2)
+    cost.dispose()
+    assert opt.minimize(lambda: x.square(), False) is None
+    assert n() == initial
+    assert x.array_sync() == pytest.approx(2.56)
+    opt.dispose()
+    x.dispose()
+    seed.dispose()
+    assert n() == 0
+
+
+def test_m13_adam_first_minimize_adds_its_moments():
+    opt = tf.train.adam(0.1, 0.8, 0.9)
+    x = tf.tensor1d([2, 4]).variable()
+    initial = n()
+    cost = opt.minimize(lambda: x.square().sum(), True)
+    assert n() == initial + 3  # the cost, m and v
+    assert x.array_sync() == pytest.approx([1.9, 3.9], abs=1e-3)
+    cost.dispose()
+    opt.minimize(lambda: x.square().sum())
+    assert n() == initial + 2
+    assert x.array_sync() == pytest.approx([1.8, 3.8], abs=2e-2)
+
+
+def test_m14_dense_layer_dispose():
+    d = tf.layers.dense(units=1, input_shape=[4])
+    d.apply(tf.zeros([2, 4]))
+    before = n()
+    r = d.dispose()
+    assert (r.ref_count_after_dispose, r.num_disposed_variables) == (0, 2)
+    assert n() == before - 2
+    with pytest.raises(tf.TidyTensorError, match=r"Layer .* is already disposed"):
+        d.dispose()
+
+
+@pytest.mark.parametrize(("optimizer", "disposed"), [("adam", 8), (None, 2)])
+def test_m15_model_dispose_frees_what_it_owns(optimizer, disposed):
+    m = tf.sequential()
+    m.add(tf.layers.dense(units=1, input_shape=[2]))
+    opt = optimizer or tf.train.adam()
+    m.compile(loss="meanSquaredError", optimizer=opt)
+    xs, ys = tf.zeros([4, 2]), tf.zeros([4, 1])
+    m.fit(xs, ys, epochs=1, verbose=0)
+    before = n()
+    r = m.dispose()
+    assert (r.ref_count_after_dispose, r.num_disposed_variables) == (0, disposed)
+    assert n() == before - disposed
+
+
+def test_m16_loading_a_model_adds_one_tensor_per_weight():
+    source = tf.sequential()
+    source.add(tf.layers.dense(units=32, input_shape=[32]))
+    saved = {}
+    source.save(tf.io.with_save_handler(lambda artifacts: saved.setdefault("a", artifacts)))
+    source.dispose()
+    before = n()
+    model = tf.load_layers_model(tf.io.from_memory(saved["a"]))
+    assert n() == before + 2  # kernel and bias, nothing else
+    model.dispose()
+    assert n() == before

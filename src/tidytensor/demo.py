@@ -19,7 +19,9 @@ held-out accuracy, and the tensor count staying flat across epochs and across 1,
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -371,6 +373,22 @@ def iris_training_demo(epochs: int = 30) -> float:
         seen.add(tf.memory().num_tensors)
     print(f"# of tensors before 1,000 predict() calls, each inside tf.tidy(): {before}")
     print(f"# of tensors after each of them: {', '.join(map(str, sorted(seen)))}")
+
+    # Save in TF.js's format (model.json + weights.bin, loadable by tf.loadLayersModel in
+    # TF.js), load it back, and check the reloaded model predicts the same.
+    with tempfile.TemporaryDirectory() as directory:
+        model.save(directory)
+        print(f"saved in TF.js's format: {', '.join(sorted(os.listdir(directory)))}")
+        reloaded = tf.load_layers_model(directory)
+    same = tf.tidy(
+        lambda: bool(
+            tf.max(tf.abs(tf.sub(model.predict(x_held_out), reloaded.predict(x_held_out))))
+            .data_sync()[0]
+            < 1e-6
+        )
+    )
+    print(f"reloaded model predicts the same: {str(same).lower()}")
+    reloaded.dispose()
     model.dispose()
     tf.dispose([xs, ys, x_held_out])
     return accuracy

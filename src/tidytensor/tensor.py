@@ -93,7 +93,7 @@ class Tensor:
         """Frees this handle; the buffer goes when its last handle goes. Idempotent."""
         if self._disposed:
             return
-        _engine.dispose_tensor(self, sites.user_site(2))
+        _engine.dispose_tensor(self, _engine.dispose_site())
 
     def __del__(self) -> None:
         # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it

@@ -7,11 +7,18 @@ from .. import kernel_names as k
 from ..broadcast_util import get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 
+_OPS = None
+
 
 def _ops():
-    from .. import ops
+    """The ops package, imported on first use (it imports this package) and then cached: a
+    function-level import costs about 0.5 us per gradient call."""
+    global _OPS
+    if _OPS is None:
+        from .. import ops
 
-    return ops
+        _OPS = ops
+    return _OPS
 
 
 def _fused_batch_norm_grad(dy, saved, attrs):

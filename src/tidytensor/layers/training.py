@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ops
+from ..engine import ENGINE
 from ..optimizers import Optimizer
 from ..optimizers import train as _train
 from ..scopes import dispose, keep, tidy
@@ -989,11 +990,15 @@ def _fit_loop(
                             raise
                     return outs, val_outs
 
-                outs, val_outs = tidy(step)
-                for label, value in zip(out_labels, _numbers(outs), strict=False):
+                # The batch's library ops find the user's line once (callbacks run unpinned).
+                with ENGINE.pin_site():
+                    outs, val_outs = tidy(step)
+                    values = _numbers(outs)
+                    val_values = None if val_outs is None else _numbers(val_outs)
+                for label, value in zip(out_labels, values, strict=False):
                     batch_logs[label] = value
-                if val_outs is not None:
-                    for label, value in zip(out_labels, _numbers(val_outs), strict=False):
+                if val_values is not None:
+                    for label, value in zip(out_labels, val_values, strict=False):
                         epoch_logs["val_" + label] = value
                 callback_list.on_batch_end(batch_index, batch_logs)
                 if model.stop_training:
@@ -1061,21 +1066,22 @@ def train_on_batch(
 ) -> Any:
     """One optimizer step on one batch (``model.train_on_batch``). Returns the loss, or
     ``[loss, *metrics]``, as Python numbers (computed before the step); adds no tensor."""
-    x, made_x = _ensure_tensors(x)
-    y, made_y = _ensure_tensors(y)
-    try:
-        xs, ys, weights = standardize_user_data(model, x, y, sample_weight, class_weight)
+    with ENGINE.pin_site():  # every tensor of the step is created on the caller's line
+        x, made_x = _ensure_tensors(x)
+        y, made_y = _ensure_tensors(y)
         try:
-            train_function = make_train_function(model)
-            outs = train_function(xs + ys + (weights or []))
-            return singleton_or_array(_numbers(outs))
+            xs, ys, weights = standardize_user_data(model, x, y, sample_weight, class_weight)
+            try:
+                train_function = make_train_function(model)
+                outs = train_function(xs + ys + (weights or []))
+                return singleton_or_array(_numbers(outs))
+            finally:
+                if weights is not None:
+                    dispose([w for w in weights if w is not None])
+                _dispose_new(xs, x)
+                _dispose_new(ys, y)
         finally:
-            if weights is not None:
-                dispose([w for w in weights if w is not None])
-            _dispose_new(xs, x)
-            _dispose_new(ys, y)
-    finally:
-        dispose(made_x + made_y)
+            dispose(made_x + made_y)
 
 
 # ============================================================================== datasets

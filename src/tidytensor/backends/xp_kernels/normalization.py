@@ -116,7 +116,7 @@ def softmax(logits, *, xp, dim):
     x = logits.astype(xp.float32, copy=False)
     # No errstate: floating-point warnings from kernel modules are filtered (see basic_math).
     shifted = x - x.max(axis=-1, keepdims=True)
-    e = xp.exp(shifted.astype(xp.float64)).astype(xp.float32)
+    e = xp.exp(shifted, dtype=xp.float64).astype(xp.float32)  # the ufunc casts: no copy
     total = e.sum(axis=-1, keepdims=True, dtype=xp.float64).astype(xp.float32)
     return e / total
 

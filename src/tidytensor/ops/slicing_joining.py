@@ -56,10 +56,7 @@ def _family(name: str) -> Any:
     """An op of another family, looked up when called (families import each other lazily)."""
     from .. import ops
 
-    fn = getattr(ops, name, None)
-    if fn is None:
-        raise NotImplementedError(f"tidytensor has no op '{name}' yet")
-    return fn
+    return getattr(ops, name)
 
 
 # ----------------------------------------------------------------------------- concat / stack

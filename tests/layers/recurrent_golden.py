@@ -19,6 +19,7 @@ import numpy as np
 
 import tidytensor as tf
 import tidytensor.layers as layers
+from tensor_cleanup import release_rnn_tensors
 from tidytensor.layers import convolutional_recurrent, models, recurrent, wrappers
 from tidytensor.layers.input_layer import input as tf_input
 from tidytensor.naming import snake_case
@@ -289,8 +290,10 @@ def replay(name: str) -> None:
             ):
                 tf.grads(f)([xs[j] for j in float_idx])
 
+    optimizer = None
     if "trainedWeights" in case:
-        model.compile(optimizer=tf.train.sgd(0.5), loss="meanSquaredError")
+        optimizer = tf.train.sgd(0.5)  # the model does not own (dispose) a given optimizer
+        model.compile(optimizer=optimizer, loss="meanSquaredError")
         loss = model.train_on_batch(feed, targets[0] if len(targets) == 1 else targets)
         assert_values(
             tf.tensor(as_list(loss)[:1]), [as_list(case["trainLoss"])[0]], f"{name} train loss"
@@ -299,7 +302,10 @@ def replay(name: str) -> None:
             assert_values(w, expected, f"{name} weight after train_on_batch")
     tf.dispose(targets)
     tf.dispose(xs)
+    release_rnn_tensors(model)
     model.dispose()
+    if optimizer is not None:
+        optimizer.dispose()
 
 
 def _discard(_: Any) -> None:

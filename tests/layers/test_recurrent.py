@@ -26,6 +26,7 @@ from recurrent_golden import (
 )
 
 import tidytensor as tf
+from tensor_cleanup import release_rnn_tensors
 from tidytensor import kernel_names_recurrent as kr
 from tidytensor.errors import TidyTensorError
 from tidytensor.layers import (
@@ -107,6 +108,7 @@ def test_golden_stateful() -> None:
     set_js_weights(srnn)
     for key in ("srnnY1", "srnnY2"):
         np.testing.assert_allclose(srnn.predict(x).data_sync(), case[key]["values"], atol=1e-5)
+    release_rnn_tensors(model, srnn)
 
 
 def test_golden_stateful_training_keeps_old_states() -> None:
@@ -117,7 +119,8 @@ def test_golden_stateful_training_keeps_old_states() -> None:
         [R.simple_rnn(units=2, stateful=True, batch_input_shape=[2, 3, 2]), core.dense(units=1)]
     )
     set_js_weights(model)
-    model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")
+    optimizer = tf.train.sgd(0.1)
+    model.compile(optimizer=optimizer, loss="meanSquaredError")
     x = tf.tensor(js_input_values([2, 3, 2], 1), [2, 3, 2])
     y = tf.tensor([[0.5], [-0.5]])
     for loss_key, delta_key in (("loss1", "delta1"), ("loss2", "delta2")):
@@ -130,6 +133,8 @@ def test_golden_stateful_training_keeps_old_states() -> None:
     assert delta(before) == case["resetDelta"]
     for w, expected in zip(model.get_weights(), case["weights"], strict=True):
         np.testing.assert_allclose(w.data_sync(), expected, atol=1e-5, rtol=1e-5)
+    release_rnn_tensors(model)
+    optimizer.dispose()
 
 
 EAGER = {
@@ -164,6 +169,7 @@ def test_golden_eager_memory(name: str) -> None:
     assert delta(before) == expected["disposeDelta"]
     assert [t.shape for t in _as_list(y)] == expected["outShapes"]
     tf.dispose([y, y2])
+    release_rnn_tensors(layer)
 
 
 def test_golden_mask_call_argument() -> None:
@@ -196,7 +202,9 @@ def test_golden_errors() -> None:
     with pytest.raises(LayersAttributeError, match=re.escape(case["resetNotStateful"])):
         layer.reset_states()
     assert case["statefulNoBatch"] is None  # the eager input's batch size is used
-    R.lstm(units=2, stateful=True).apply(tf.zeros([1, 2, 2])).dispose()
+    stateful = R.lstm(units=2, stateful=True)
+    stateful.apply(tf.zeros([1, 2, 2])).dispose()
+    release_rnn_tensors(stateful)
     assert case["wrongStateCount"].startswith("An initialState was passed that is not compatible")
     with pytest.raises(LayersValueError, match="An initialState was passed that is not compatible"):
         R.lstm(units=2).apply(tf.zeros([1, 2, 2]), initial_state=[tf.zeros([1, 2])])
@@ -310,6 +318,7 @@ def test_fused_dropout_matches_per_step_ops(kind: str, monkeypatch: pytest.Monke
                 lambda layer=layer: tf.sum(tf.square(layer.apply(x, training=True))), variables
             )
             results.append([result.value, *(result.grads[v.name] for v in variables)])
+            release_rnn_tensors(layer)
             layer.dispose()
     _close(results[0], results[1], atol=2e-5)
 
@@ -416,6 +425,7 @@ def test_no_leaks_in_tidy_and_training(name: str) -> None:
     for _ in range(3):
         model.train_on_batch(x, target)
     assert delta(before) == [0, 0]
+    release_rnn_tensors(model)
 
 
 def test_dropout_masks_kept_until_next_call() -> None:
@@ -434,6 +444,7 @@ def test_dropout_masks_kept_until_next_call() -> None:
     y_train = layer.apply(x, training=True)
     y_infer = layer.apply(x)
     assert not np.allclose(y_train.data_sync(), y_infer.data_sync())
+    release_rnn_tensors(layer)
 
 
 # ------------------------------------------------------------- configs, API
@@ -458,6 +469,7 @@ def test_config_round_trip(name: str) -> None:
         assert type(copy) is type(layer), built
         assert json.loads(json.dumps(copy.get_config())) == config["config"]
         layer.apply(tf.zeros([1, 4, 2]))
+    release_rnn_tensors(layer)
 
 
 def test_cells_standalone() -> None:
@@ -486,6 +498,7 @@ def test_layer_attributes_and_trainable() -> None:
     assert [w.shape for w in layer.weights] == [[3, 20], [5, 20], [20]]
     layer.trainable = False
     assert layer.trainable_weights == [] and len(layer.non_trainable_weights) == 3
+    release_rnn_tensors(layer)
 
 
 def test_regularizer_losses_are_reported() -> None:

@@ -285,6 +285,8 @@ def test_read_tensor_made_on_another_backend(restore_backends):
     assert counts() == (0, 0, 0)
 
 
+# A tensor on a removed backend stays counted by design, so this test leaves one behind.
+@pytest.mark.tidytensor_allow_leaks
 def test_tensor_on_removed_backend_reads_as_disposed(restore_backends):
     add_cpu2(priority=0)
     tf.set_backend("cpu2")

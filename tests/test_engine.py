@@ -209,6 +209,7 @@ def test_keep_returns_its_argument_and_works_outside_tidy():
     assert tf.keep(t) is t
     assert t.kept
     assert tf.keep(5) == 5
+    t.dispose()
 
 
 def test_keep_of_returned_tensor_is_not_rehomed():
@@ -218,6 +219,7 @@ def test_keep_of_returned_tensor_is_not_rehomed():
     t = tf.tidy(f)
     assert t.kept
     assert not tracks(tf.engine().state.active_scope, t)
+    t.dispose()
 
 
 def test_variables_are_never_disposed_by_tidy():
@@ -873,16 +875,21 @@ def test_reset_zeroes_counters_and_frees_variable_names():
     assert v.is_disposed
     assert engine.state.registered_variables == {}
     assert len(tf.memory().reasons) == 1  # the string tensor count was reset too
-    assert tf.variable(tf.scalar(2), True, "reset_me").name == "reset_me"
+    two = tf.scalar(2)
+    v2 = tf.variable(two, True, "reset_me")
+    assert v2.name == "reset_me"
     live.dispose()  # a pre-reset tensor: disposing it must not move the counters
     assert counts() == (2, 1, 8)
+    tf.dispose([v2, two])
 
 
 def test_reset_keeps_backend_factories():
     tf.engine().reset()
     assert "cpu" in tf.engine().registered_backends()
-    assert tf.scalar(1).array_sync() == 1.0
+    one = tf.scalar(1)
+    assert one.array_sync() == 1.0
     assert tf.get_backend() == "cpu"
+    one.dispose()
 
 
 def test_tensor_from_before_reset_raises_disposed_error():

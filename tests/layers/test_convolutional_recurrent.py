@@ -13,6 +13,7 @@ import pytest
 from recurrent_golden import RESULTS, delta, mem, replay, scenarios
 
 import tidytensor as tf
+from tensor_cleanup import release_rnn_tensors
 from tidytensor.errors import TidyTensorError
 from tidytensor.layers import convolutional_recurrent, models, recurrent, serialization
 from tidytensor.layers.errors import LayersNotImplementedError
@@ -81,6 +82,7 @@ def test_stateful_conv_lstm() -> None:
     assert not np.allclose(y1.data_sync(), y2.data_sync())
     layer.reset_states()
     np.testing.assert_allclose(layer.apply(x).data_sync(), y1.data_sync(), atol=1e-6)
+    release_rnn_tensors(layer)
 
 
 def test_cell_in_rnn_layer() -> None:
@@ -109,3 +111,5 @@ def test_no_leaks_and_training() -> None:
     before = mem()
     model.train_on_batch(x, target)
     assert delta(before) == [0, 0]
+    release_rnn_tensors(model)
+    model.dispose()

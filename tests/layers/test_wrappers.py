@@ -13,6 +13,7 @@ import pytest
 from recurrent_golden import RESULTS, delta, js_input_values, mem, replay, scenarios
 
 import tidytensor as tf
+from tensor_cleanup import release_rnn_tensors
 from tidytensor.errors import TidyTensorError
 from tidytensor.layers import core, models, recurrent, serialization, wrappers
 from tidytensor.layers.errors import LayersNotImplementedError, LayersValueError
@@ -173,6 +174,8 @@ def test_no_leaks_training_through_wrappers() -> None:
         model.train_on_batch(x, target)
     tf.tidy(lambda: _discard(model.predict(x)))
     assert delta(before) == [0, 0]
+    release_rnn_tensors(model)
+    model.dispose()
 
 
 def test_bad_inputs() -> None:

@@ -303,6 +303,14 @@ def _fused_case(name):
     f = tf.tensor(CONV_F, [2, 2, 2, 2])
     cb = tf.tensor(CONV_BIAS)
     f1 = tf.tensor(np.asarray(CONV_F, np.float32).reshape(2, 2, 2, 2)[..., :1])
+
+    def matmul_ta_tb():
+        kept = [tf.keep(tf.transpose(a)), tf.keep(tf.transpose(b))]
+        matmul_ta_tb.kept = kept  # the test disposes them after its checks
+        return tf.grads(
+            lambda a, b: tf.fused.mat_mul(a=a, b=b, transpose_a=True, transpose_b=True)
+        )(kept, dy)
+
     return {
         "matmul linear bias": lambda: tf.grads(lambda a, b, c: tf.fused.mat_mul(a=a, b=b, bias=c))(
             [a, b, bias], dy
@@ -310,9 +318,7 @@ def _fused_case(name):
         "matmul relu bias": lambda: tf.grads(
             lambda a, b, c: tf.fused.mat_mul(a=a, b=b, bias=c, activation="relu")
         )([a, b, bias], dy),
-        "matmul tA tB": lambda: tf.grads(
-            lambda a, b: tf.fused.mat_mul(a=a, b=b, transpose_a=True, transpose_b=True)
-        )([tf.keep(tf.transpose(a)), tf.keep(tf.transpose(b))], dy),
+        "matmul tA tB": matmul_ta_tb,
         "conv2d linear bias": lambda: tf.grads(
             lambda x, f, c: tf.fused.conv2d(x=x, filter=f, strides=1, pad="same", bias=c)
         )([x, f, cb]),
@@ -343,6 +349,7 @@ def test_fused_grads_match_tfjs(name):
     for g, want in zip(got, TFJS_FUSED_GRADS[name], strict=True):
         assert g.dtype == "float32"
         np.testing.assert_allclose(np.asarray(g.data_sync()), want, rtol=1e-5, atol=1e-5)
+    tf.dispose(getattr(run, "kept", []))
 
 
 def test_fused_conv2d_rank3_gradient_fails_as_in_tfjs():

@@ -13,3 +13,18 @@ from tidytensor.layers import state
 def _fresh_layer_names():
     state._reset_for_tests()
     yield
+
+
+@pytest.fixture
+def cleanup():
+    """``cleanup(obj)`` registers a model or optimizer to ``dispose()`` after the test
+    (in reverse order) and returns it, so leak-checked runs end with nothing alive."""
+    items = []
+
+    def add(item):
+        items.append(item)
+        return item
+
+    yield add
+    for item in reversed(items):
+        item.dispose()

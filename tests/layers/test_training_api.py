@@ -45,10 +45,10 @@ def functional(units=1, input_dim=1):
     )
 
 
-def test_bad_compile_leaves_the_model_as_it_was():
+def test_bad_compile_leaves_the_model_as_it_was(cleanup):
     # (A Sequential rebuilds its inner model on every compile, as in TF.js.)
-    model = functional()
-    opt = tf.train.sgd(0.1)
+    model = cleanup(functional())
+    opt = cleanup(tf.train.sgd(0.1))
     model.compile(optimizer=opt, loss="mse", metrics=["mae"])
     before = tf.memory().num_tensors
     for kwargs, error in [
@@ -85,11 +85,11 @@ def test_recompiling_disposes_the_owned_optimizer():
     mine.dispose()
 
 
-def test_loss_list_and_function_and_missing_dict_entry():
+def test_loss_list_and_function_and_missing_dict_entry(cleanup):
     inp = L.input(shape=[2])
     a = L.dense(units=1, name="a").apply(inp)
     b = L.dense(units=2, name="b").apply(inp)
-    model = L.models.model(inputs=inp, outputs=[a, b])
+    model = cleanup(L.models.model(inputs=inp, outputs=[a, b]))
 
     def half_mse(y_true, y_pred):
         return tf.mul(0.5, LS.mean_squared_error(y_true, y_pred))
@@ -140,8 +140,8 @@ def test_losses_and_metrics_by_name():
         LS.sigmoid_cross_entropy_with_logits(tf.ones([2]), tf.ones([3]))
 
 
-def test_accuracy_resolution_and_sparse_rank1_labels():
-    model = dense_model(units=3, activation="softmax", input_dim=2, kernel="glorotUniform")
+def test_accuracy_resolution_and_sparse_rank1_labels(cleanup):
+    model = cleanup(dense_model(units=3, activation="softmax", input_dim=2, kernel="glorotUniform"))
     model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
     assert model.model.metrics_tensors[0][0] is M.sparse_categorical_accuracy
     loss, acc = model.train_on_batch(tf.ones([4, 2]), tf.tensor1d([0, 1, 2, 1]))
@@ -149,8 +149,10 @@ def test_accuracy_resolution_and_sparse_rank1_labels():
 
 
 # ---------------------------------------------------------------------------- fit
-def test_fit_uncompiled_and_bad_arguments():
-    model = L.models.model(inputs=(i := L.input(shape=[1])), outputs=L.dense(units=1).apply(i))
+def test_fit_uncompiled_and_bad_arguments(cleanup):
+    model = cleanup(
+        L.models.model(inputs=(i := L.input(shape=[1])), outputs=L.dense(units=1).apply(i))
+    )
     x = tf.ones([4, 1])
     with pytest.raises(
         LayersRuntimeError, match="You must compile a model before training/testing"
@@ -174,8 +176,8 @@ def test_fit_uncompiled_and_bad_arguments():
     assert not model.is_training
 
 
-def test_zero_epochs_and_initial_epoch_past_the_end():
-    model = dense_model()
+def test_zero_epochs_and_initial_epoch_past_the_end(cleanup):
+    model = cleanup(dense_model())
     model.compile(optimizer="sgd", loss="mse")
     before = weights_of(model)
     h = model.fit(tf.ones([2, 1]), tf.ones([2, 1]), epochs=3, initial_epoch=3, verbose=0)
@@ -194,10 +196,10 @@ def recording_mse(seen):
 
 
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_validation_split_is_the_last_samples_taken_before_shuffling(shuffle):
+def test_validation_split_is_the_last_samples_taken_before_shuffling(shuffle, cleanup):
     seen = []
-    model = dense_model()
-    model.compile(optimizer=tf.train.sgd(0.001), loss=recording_mse(seen))
+    model = cleanup(dense_model())
+    model.compile(optimizer=cleanup(tf.train.sgd(0.001)), loss=recording_mse(seen))
     x = tf.tensor2d([[float(i)] for i in range(10)])
     y = tf.tensor2d([[float(i)] for i in range(10)])
     checks = []
@@ -229,10 +231,10 @@ def test_validation_split_is_the_last_samples_taken_before_shuffling(shuffle):
         assert logged == pytest.approx(direct, rel=1e-6)
 
 
-def test_shuffle_changes_the_batches():
+def test_shuffle_changes_the_batches(cleanup):
     seen = []
-    model = dense_model()
-    model.compile(optimizer=tf.train.sgd(0.0), loss=recording_mse(seen))
+    model = cleanup(dense_model())
+    model.compile(optimizer=cleanup(tf.train.sgd(0.0)), loss=recording_mse(seen))
     x = tf.tensor2d([[float(i)] for i in range(12)])
     model.fit(x, x, epochs=6, batch_size=4, verbose=0)
     epochs = [tuple(map(tuple, seen[i : i + 3])) for i in range(0, 18, 3)]
@@ -240,13 +242,13 @@ def test_shuffle_changes_the_batches():
     assert all(sorted(sum(map(list, e), [])) == list(range(12)) for e in epochs)
 
 
-def test_sample_weight_scales_the_step_and_class_weight_matches_it():
+def test_sample_weight_scales_the_step_and_class_weight_matches_it(cleanup):
     x = tf.tensor2d([[1.0], [2.0], [-1.0], [0.5]])
     y = tf.tensor2d([[1.0], [0.0], [1.0], [0.0]])
 
     def trained(lr, **kw):
-        model = dense_model(kernel="ones")
-        model.compile(optimizer=tf.train.sgd(lr), loss="mse")
+        model = cleanup(dense_model(kernel="ones"))
+        model.compile(optimizer=cleanup(tf.train.sgd(lr)), loss="mse")
         loss = model.train_on_batch(x, y, **kw)
         return loss, weights_of(model)
 
@@ -259,7 +261,7 @@ def test_sample_weight_scales_the_step_and_class_weight_matches_it():
     _, by_class = trained(0.1, class_weight={1: 1.0, 0: 3.0})
     for a, b in zip(by_sample, by_class, strict=False):
         np.testing.assert_allclose(a, b, rtol=1e-6)
-    model = dense_model()
+    model = cleanup(dense_model())
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(
         LayersValueError, match="The class 0 exists in the data but not in classWeight"
@@ -280,8 +282,8 @@ def test_sample_weight_scales_the_step_and_class_weight_matches_it():
     assert tf.memory().num_tensors == before
 
 
-def test_evaluate_forms_and_verbose(capsys):
-    model = dense_model(kernel="ones")
+def test_evaluate_forms_and_verbose(capsys, cleanup):
+    model = cleanup(dense_model(kernel="ones"))
     model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
     x = np.array([[1.0], [2.0]], np.float32)
     before = tf.memory().num_tensors
@@ -342,9 +344,9 @@ class Batches:
         return It()
 
 
-def test_fit_dataset_numpy_batches_and_epochs():
-    model = dense_model()
-    model.compile(optimizer=tf.train.sgd(0.01), loss="mse")
+def test_fit_dataset_numpy_batches_and_epochs(cleanup):
+    model = cleanup(dense_model())
+    model.compile(optimizer=cleanup(tf.train.sgd(0.01)), loss="mse")
     ds = Batches(as_numpy=True)
     before = tf.memory().num_tensors
     h = model.fit_dataset(ds, epochs=2, verbose=0)
@@ -353,9 +355,9 @@ def test_fit_dataset_numpy_batches_and_epochs():
     assert h.params["steps"] is None and h.params["samples"] is None
 
 
-def test_fit_dataset_batches_per_epoch_keeps_one_stream_and_closes_it():
-    model = dense_model()
-    model.compile(optimizer=tf.train.sgd(0.01), loss="mse")
+def test_fit_dataset_batches_per_epoch_keeps_one_stream_and_closes_it(cleanup):
+    model = cleanup(dense_model())
+    model.compile(optimizer=cleanup(tf.train.sgd(0.01)), loss="mse")
     ds = Batches(endless=True)
     h = model.fit_dataset(ds, epochs=3, batches_per_epoch=2, verbose=0)
     assert ds.iterators == 1 and ds.closed == 1 and len(h.epoch) == 3
@@ -366,9 +368,9 @@ def test_fit_dataset_batches_per_epoch_keeps_one_stream_and_closes_it():
     assert h.epoch == [0, 1]
 
 
-def test_fit_dataset_with_dataset_validation_and_evaluate_dataset_batches():
-    model = dense_model()
-    model.compile(optimizer=tf.train.sgd(0.01), loss="mse", metrics=["mae"])
+def test_fit_dataset_with_dataset_validation_and_evaluate_dataset_batches(cleanup):
+    model = cleanup(dense_model())
+    model.compile(optimizer=cleanup(tf.train.sgd(0.01)), loss="mse", metrics=["mae"])
     before = tf.memory().num_tensors
     h = model.fit_dataset(
         Batches(), epochs=2, verbose=0, validation_data=Batches(), validation_batches=2
@@ -385,8 +387,8 @@ def test_fit_dataset_with_dataset_validation_and_evaluate_dataset_batches():
     assert it.i == 2
 
 
-def test_fit_dataset_errors():
-    model = dense_model()
+def test_fit_dataset_errors(cleanup):
+    model = cleanup(dense_model())
     with pytest.raises(LayersRuntimeError, match="compile"):
         model.fit_dataset(Batches(), epochs=1)
     model.compile(optimizer="sgd", loss="mse")
@@ -449,11 +451,11 @@ def test_iris_demo_reaches_90_percent():
     assert demo.iris_training_demo(epochs=30) >= 0.9
 
 
-def test_inputs_and_targets_by_name():
+def test_inputs_and_targets_by_name(cleanup):
     inp = L.input(shape=[2], name="features")
     out = L.dense(units=1, name="score", kernel_initializer="ones").apply(inp)
-    model = L.models.model(inputs=inp, outputs=out)
-    model.compile(optimizer=tf.train.sgd(0.1), loss={"score": "mse"})
+    model = cleanup(L.models.model(inputs=inp, outputs=out))
+    model.compile(optimizer=cleanup(tf.train.sgd(0.1)), loss={"score": "mse"})
     x = np.ones((4, 2), np.float32)
     by_name = model.evaluate({"features": x}, {"score": np.zeros((4, 1), np.float32)})
     assert by_name.array_sync() == pytest.approx(4.0)

@@ -46,8 +46,9 @@ def weights_of(model):
 
 
 # ----------------------------------------------------------------------- hook dicts
-def test_hook_dict_call_order_and_numeric_logs():
-    model = make_model()
+def test_hook_dict_call_order_and_numeric_logs(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     events = []
     hooks = {
@@ -74,8 +75,9 @@ def test_hook_dict_call_order_and_numeric_logs():
     assert all(isinstance(v, float) for v in epoch_end[2].values())
 
 
-def test_camel_case_keys_fewer_args_and_coroutines():
-    model = make_model()
+def test_camel_case_keys_fewer_args_and_coroutines(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     seen = []
 
@@ -96,8 +98,9 @@ def test_camel_case_keys_fewer_args_and_coroutines():
     assert seen == [0, ("async", 0), 1, ("async", 1), "end"]
 
 
-def test_coroutine_hooks_inside_a_running_event_loop():
-    model = make_model()
+def test_coroutine_hooks_inside_a_running_event_loop(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     seen = []
 
@@ -112,19 +115,21 @@ def test_coroutine_hooks_inside_a_running_event_loop():
     assert seen == [0, 1]
 
 
-def test_unknown_hook_and_bad_callbacks():
+def test_unknown_hook_and_bad_callbacks(cleanup):
     with pytest.raises(LayersValueError, match="Unknown callback hook 'on_epoc_end'"):
         C.CustomCallback(on_epoc_end=lambda e, logs: None)
     with pytest.raises(LayersValueError, match="must be a function"):
         C.CustomCallback(on_epoch_end=3)
-    model = make_model()
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     with pytest.raises(LayersValueError, match="callbacks must be Callback objects or dicts"):
         model.fit(x, y, verbose=0, callbacks=[lambda e: None])
 
 
-def test_on_yield_every_batch_and_never():
-    model = make_model()
+def test_on_yield_every_batch_and_never(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     yields = []
     model.fit(
@@ -143,7 +148,7 @@ def test_on_yield_every_batch_and_never():
         model.fit(x, y, verbose=0, yield_every="never", callbacks={"on_yield": lambda *a: None})
 
 
-def test_keras_style_subclass_and_stop_training():
+def test_keras_style_subclass_and_stop_training(cleanup):
     class Recorder(C.Callback):
         def __init__(self):
             super().__init__()
@@ -156,7 +161,8 @@ def test_keras_style_subclass_and_stop_training():
             if epoch == 1:
                 self.model.stop_training = True
 
-    model = make_model()
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     rec = Recorder()
     history = model.fit(x, y, epochs=10, batch_size=5, verbose=0, callbacks=rec)
@@ -168,8 +174,9 @@ def test_keras_style_subclass_and_stop_training():
     assert rec.params["epochs"] == 10 and rec.params["metrics"] == ["loss", "acc"]
 
 
-def test_stop_training_from_a_batch_hook():
-    model = make_model()
+def test_stop_training_from_a_batch_hook(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
 
     def stop(batch, logs):
@@ -185,8 +192,9 @@ def test_callback_set_model_checks_type():
 
 
 # -------------------------------------------------------------------- EarlyStopping
-def test_early_stopping_modes_and_patience():
-    model = make_model()
+def test_early_stopping_modes_and_patience(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     es = C.early_stopping(monitor="val_loss", patience=2, min_delta=0.1)
     assert es.mode == "min" and es.min_delta == -0.1
     es.set_model(model)
@@ -211,8 +219,9 @@ def test_early_stopping_modes_and_patience():
         C.EarlyStopping().on_epoch_end(0, {"loss": 1.0})
 
 
-def test_early_stopping_in_fit_stops_and_restores_best_weights():
-    model = make_model()
+def test_early_stopping_in_fit_stops_and_restores_best_weights(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     snapshots = {}
     record = C.LambdaCallback(
@@ -231,8 +240,9 @@ def test_early_stopping_in_fit_stops_and_restores_best_weights():
     assert tf.memory().num_tensors == before
 
 
-def test_early_stopping_without_restore_keeps_last_weights(capsys):
-    model = make_model()
+def test_early_stopping_without_restore_keeps_last_weights(capsys, cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     es = C.EarlyStopping(monitor="loss", mode="max", patience=1, verbose=1)
     history = model.fit(x, y, epochs=10, verbose=0, callbacks=es)
@@ -246,8 +256,9 @@ def test_early_stopping_without_restore_keeps_last_weights(capsys):
     reason="model.save() (the model-format work) has not landed yet; ModelCheckpoint saves "
     "through it",
 )
-def test_model_checkpoint_saves_best_only(tmp_path):
-    model = make_model()
+def test_model_checkpoint_saves_best_only(tmp_path, cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     cb = C.ModelCheckpoint(str(tmp_path / "ckpt-{epoch:02d}"), monitor="loss", save_best_only=True)
     model.fit(x, y, epochs=3, verbose=0, callbacks=cb)
@@ -261,11 +272,13 @@ def test_model_checkpoint_saves_best_only(tmp_path):
     assert worse.saved == [str(tmp_path / "worse")]  # only the first (best) epoch
 
 
-def test_model_checkpoint_arguments():
+def test_model_checkpoint_arguments(cleanup):
     with pytest.raises(LayersValueError, match="save_freq must be 'epoch' or a positive number"):
         C.ModelCheckpoint("x", save_freq="often")
     cb = C.ModelCheckpoint("ckpt/{epoch:02d}-{nope}")
-    cb.set_model(make_model())
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
+    cb.set_model(model)
     with pytest.raises(LayersValueError, match="cannot format filepath"):
         cb.on_epoch_end(0, {"loss": 1.0})
     assert C.ModelCheckpoint("x", monitor="val_acc").mode == "max"
@@ -310,9 +323,10 @@ def test_reduce_lr_on_plateau_cooldown_and_adam():
 
 
 # ------------------------------------------------------------------------ CSVLogger
-def test_csv_logger_writes_and_appends(tmp_path):
+def test_csv_logger_writes_and_appends(tmp_path, cleanup):
     path = tmp_path / "log.csv"
-    model = make_model()
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     model.fit(x, y, epochs=2, verbose=0, validation_split=0.2, callbacks=C.CSVLogger(path))
     rows = list(csv.reader(path.read_text().splitlines()))
@@ -328,8 +342,9 @@ def test_csv_logger_writes_and_appends(tmp_path):
     assert path.read_text().splitlines()[0] == "epoch;acc;loss"
 
 
-def test_lambda_callback():
-    model = make_model()
+def test_lambda_callback(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     seen = []
     cb = C.LambdaCallback(
@@ -343,8 +358,9 @@ def test_lambda_callback():
 
 
 # ------------------------------------------------------------------------- History
-def test_history_fields():
-    model = make_model()
+def test_history_fields(cleanup):
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     h = model.fit(x, y, epochs=3, initial_epoch=1, verbose=0)
     assert isinstance(h, C.History)
@@ -364,9 +380,10 @@ def test_history_sync_data_disposes_tensors():
     assert h.history == {"loss": [0.5]} and s.is_disposed
 
 
-def test_history_plot(tmp_path):
+def test_history_plot(tmp_path, cleanup):
     pytest.importorskip("matplotlib")
-    model = make_model()
+    model = cleanup(make_model())
+    cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
     x, y = data()
     h = model.fit(x, y, epochs=3, verbose=0, validation_split=0.2)
     path = tmp_path / "history.png"
@@ -399,7 +416,7 @@ def test_history_plot_without_matplotlib(monkeypatch):
 
 
 # ------------------------------------------------------------------------ registry
-def test_register_callback_constructor():
+def test_register_callback_constructor(cleanup):
     saved = dict(C.CallbackConstructorRegistry.constructors)
     try:
         made = []
@@ -414,7 +431,8 @@ def test_register_callback_constructor():
             C.register_callback_constructor(3, Counter)
         with pytest.raises(LayersValueError, match="integer >= 0"):
             C.register_callback_constructor(-1, C.History)
-        model = make_model()
+        model = cleanup(make_model())
+        cleanup(model.optimizer)  # make_model's own tf.train.sgd(0.1)
         x, y = data()
         model.fit(x, y, verbose=0)
         model.fit(x, y, verbose=1)

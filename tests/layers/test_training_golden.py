@@ -63,6 +63,13 @@ def optimizer(o):
     return o if isinstance(o, str) else getattr(tf.train, o["name"])(*o["args"])
 
 
+def cleanup_optimizer(cleanup, o):
+    """``optimizer(o)``, registered with the ``cleanup`` fixture when it is an instance (a
+    string one is the model's own, disposed by ``model.dispose()``)."""
+    made = optimizer(o)
+    return made if isinstance(made, str) else cleanup(made)
+
+
 def close(got, expected, tol=TOL):
     got = np.asarray(got, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
@@ -89,10 +96,10 @@ def delta(base):
 
 # ------------------------------------------------------------------- train_on_batch
 @pytest.mark.parametrize("case", RESULTS["train_on_batch"], ids=lambda c: c["loss"])
-def test_train_on_batch_one_sgd_step(case):
+def test_train_on_batch_one_sgd_step(case, cleanup):
     model = build(3, case["layers"])
     set_weights(model, case["weights"])
-    model.compile(optimizer=tf.train.sgd(0.1), loss=case["loss"], metrics=case["metrics"])
+    model.compile(optimizer=cleanup(tf.train.sgd(0.1)), loss=case["loss"], metrics=case["metrics"])
     assert model.metrics_names == case["metrics_names"]
     x, y = t(case["x"]), t(case["y"])
     base = counts()
@@ -112,7 +119,7 @@ def test_train_on_batch_one_sgd_step(case):
     [c for c in RESULTS["train_on_batch"] if c["loss"] != "logcosh"],
     ids=lambda c: c["loss"],
 )
-def test_keras_loss_spellings_give_the_same_step(case):
+def test_keras_loss_spellings_give_the_same_step(case, cleanup):
     keras = {
         "meanSquaredError": "mse",
         "meanAbsoluteError": "mean_absolute_error",
@@ -128,9 +135,9 @@ def test_keras_loss_spellings_give_the_same_step(case):
         "poisson": "poisson",
         "cosineProximity": "cosine_similarity",
     }[case["loss"]]
-    model = build(3, case["layers"])
+    model = cleanup(build(3, case["layers"]))
     set_weights(model, case["weights"])
-    model.compile(optimizer=tf.train.sgd(0.1), loss=keras, metrics=case["metrics"])
+    model.compile(optimizer=cleanup(tf.train.sgd(0.1)), loss=keras, metrics=case["metrics"])
     assert model.metrics_names == case["metrics_names"]
     model.train_on_batch(t(case["x"]), t(case["y"]))
     check_weights(model, case["weights_after"])
@@ -149,12 +156,20 @@ def fit_kwargs(case):
     return kw
 
 
-@pytest.mark.parametrize("case", FITS, ids=lambda c: c["name"])
-def test_fit_history_matches_tfjs(case):
+def _fit_param(case):
+    # TF.js's MomentumOptimizer.dispose() keeps its momentum scalar; tidytensor does the same.
+    marks = [pytest.mark.tidytensor_allow_leaks] if "momentum" in case["name"] else []
+    return pytest.param(case, id=case["name"], marks=marks)
+
+
+@pytest.mark.parametrize("case", [_fit_param(c) for c in FITS])
+def test_fit_history_matches_tfjs(case, cleanup):
     model = build(3, case["layers"])
     set_weights(model, case["weights"])
     model.compile(
-        optimizer=optimizer(case["optimizer"]), loss=case["loss"], metrics=case["metrics"]
+        optimizer=cleanup_optimizer(cleanup, case["optimizer"]),
+        loss=case["loss"],
+        metrics=case["metrics"],
     )
     x, y = t(case["x"]), t(case["y"])
     kw = fit_kwargs(case)
@@ -189,12 +204,14 @@ def test_fit_history_matches_tfjs(case):
         assert before - counts()[0] == result.num_disposed_variables
 
 
-def test_fit_accepts_numpy_and_lists_the_same():
+def test_fit_accepts_numpy_and_lists_the_same(cleanup):
     case = FITS[0]
-    model = build(3, case["layers"])
+    model = cleanup(build(3, case["layers"]))
     set_weights(model, case["weights"])
     model.compile(
-        optimizer=optimizer(case["optimizer"]), loss=case["loss"], metrics=case["metrics"]
+        optimizer=cleanup_optimizer(cleanup, case["optimizer"]),
+        loss=case["loss"],
+        metrics=case["metrics"],
     )
     x = np.array(case["x"]["values"], np.float32).reshape(case["x"]["shape"])
     y = np.array(case["y"]["values"], np.float32).reshape(case["y"]["shape"]).tolist()
@@ -204,7 +221,7 @@ def test_fit_accepts_numpy_and_lists_the_same():
     close(history.history["loss"], case["history"]["loss"])
 
 
-def test_two_outputs_loss_dict_metrics_dict():
+def test_two_outputs_loss_dict_metrics_dict(cleanup):
     case = next(c for c in RESULTS["fit"] if c["name"] == "two_outputs")
     spec = case["two_heads"]
     inp = L.input(shape=[spec["inputDim"]])
@@ -213,10 +230,12 @@ def test_two_outputs_loss_dict_metrics_dict():
         L.dense(units=h["units"], activation=h["activation"], name=h["name"]).apply(trunk)
         for h in spec["heads"]
     ]
-    model = L.models.model(inputs=inp, outputs=outs)
+    model = cleanup(L.models.model(inputs=inp, outputs=outs))
     set_weights(model, case["weights"])
     model.compile(
-        optimizer=optimizer(case["optimizer"]), loss=case["loss"], metrics=case["metrics"]
+        optimizer=cleanup_optimizer(cleanup, case["optimizer"]),
+        loss=case["loss"],
+        metrics=case["metrics"],
     )
     assert model.metrics_names == case["metrics_names"]
     x = t(case["x"])
@@ -242,8 +261,8 @@ def test_two_outputs_loss_dict_metrics_dict():
 
 # ------------------------------------------------------------------------- evaluate
 @pytest.mark.parametrize("case", RESULTS["evaluate"], ids=["metrics", "single"])
-def test_evaluate_matches_tfjs(case):
-    model = build(3, case["layers"])
+def test_evaluate_matches_tfjs(case, cleanup):
+    model = cleanup(build(3, case["layers"]))
     set_weights(model, case["weights"])
     model.compile(optimizer="sgd", loss=case["loss"], metrics=case["metrics"])
     x, y = t(case["x"]), t(case["y"])
@@ -273,22 +292,22 @@ def test_tf_metrics_functions(case):
 
 
 @pytest.mark.parametrize("case", RESULTS["names"], ids=lambda c: f"{c['loss']}-{c['metrics']}")
-def test_metrics_names(case):
-    model = build(3, [{"units": case["units"]}])
+def test_metrics_names(case, cleanup):
+    model = cleanup(build(3, [{"units": case["units"]}]))
     model.compile(optimizer="sgd", loss=case["loss"], metrics=case["metrics"])
     assert model.metrics_names == case["metrics_names"]
 
 
-def test_deduped_names_in_history():
-    model = build(3, [{"units": 2}])
+def test_deduped_names_in_history(cleanup):
+    model = cleanup(build(3, [{"units": 2}]))
     model.compile(optimizer="sgd", loss="mse", metrics=["mse", "mse"])
     h = model.fit(tf.ones([4, 3]), tf.ones([4, 2]), verbose=0)
     assert list(h.history) == ["loss", "mse_0", "mse_1"]
 
 
 @pytest.mark.parametrize("case", RESULTS["optimizers"], ids=lambda c: c["name"])
-def test_optimizer_strings(case):
-    model = build(3, [{"units": 1}])
+def test_optimizer_strings(case, cleanup):
+    model = cleanup(build(3, [{"units": 1}]))
     base = counts()
     model.compile(optimizer=case["name"], loss="meanSquaredError")
     assert delta(base) == case["compile_mem"]
@@ -421,11 +440,13 @@ class TinyDataset:
 
 
 @pytest.mark.parametrize("pairs", [False, True], ids=["dicts", "pairs"])
-def test_fit_dataset_and_evaluate_dataset_match_tfjs(pairs):
+def test_fit_dataset_and_evaluate_dataset_match_tfjs(pairs, cleanup):
     case = RESULTS["fit_dataset"]
-    model = build(3, case["layers"])
+    model = cleanup(build(3, case["layers"]))
     set_weights(model, case["weights"])
-    model.compile(optimizer=tf.train.sgd(0.3), loss="categoricalCrossentropy", metrics=["acc"])
+    model.compile(
+        optimizer=cleanup(tf.train.sgd(0.3)), loss="categoricalCrossentropy", metrics=["acc"]
+    )
     x = np.array(case["x"]["values"]).reshape(case["x"]["shape"])
     y = np.array(case["y"]["values"]).reshape(case["y"]["shape"])
     ds = TinyDataset(x, y, case["batch"], pairs)
@@ -444,12 +465,14 @@ def test_fit_dataset_and_evaluate_dataset_match_tfjs(pairs):
     close([r.array_sync() for r in result], case["evaluate"])
 
 
-def test_fit_dataset_with_tidytensor_data():
+def test_fit_dataset_with_tidytensor_data(cleanup):
     data = pytest.importorskip("tidytensor.data")
     case = RESULTS["fit_dataset"]
-    model = build(3, case["layers"])
+    model = cleanup(build(3, case["layers"]))
     set_weights(model, case["weights"])
-    model.compile(optimizer=tf.train.sgd(0.3), loss="categoricalCrossentropy", metrics=["acc"])
+    model.compile(
+        optimizer=cleanup(tf.train.sgd(0.3)), loss="categoricalCrossentropy", metrics=["acc"]
+    )
     x = np.array(case["x"]["values"]).reshape(case["x"]["shape"]).tolist()
     y = np.array(case["y"]["values"]).reshape(case["y"]["shape"]).tolist()
     ds = data.zip({"xs": data.array(x), "ys": data.array(y)}).batch(case["batch"])
@@ -465,8 +488,8 @@ def test_fit_dataset_with_tidytensor_data():
 ERRORS = RESULTS["errors"]
 
 
-def test_error_messages_match_tfjs():
-    model = build(3, [{"units": 2}])
+def test_error_messages_match_tfjs(cleanup):
+    model = cleanup(build(3, [{"units": 2}]))
     xs, ys = t(RESULTS["fit"][-2]["x"]), tf.zeros([10, 2])
     with pytest.raises(LayersRuntimeError, match=re.escape(ERRORS["uncompiled_fit"])):
         model.fit(xs, ys, verbose=0)
@@ -524,7 +547,7 @@ def test_error_messages_match_tfjs():
     model.fit(xs, ys, verbose=0, callbacks={"on_epoch_end": refit})
     assert inner == [0]
     model.fit(xs, ys, verbose=0)  # the flag is cleared afterwards
-    c = build(3, [{"units": 1, "activation": "softmax"}])
+    c = cleanup(build(3, [{"units": 1, "activation": "softmax"}]))
     c.compile(optimizer="sgd", loss="categoricalCrossentropy")
     with pytest.raises(LayersValueError, match=re.escape(ERRORS["categorical_last_dim_1"])):
         c.fit(xs, tf.zeros([10, 1]), verbose=0)

@@ -89,7 +89,10 @@ class Dataset:
 
     def iterator(self) -> LazyIterator:
         """A fresh stream over this dataset's elements."""
-        raise NotImplementedError
+        # Abstract: every concrete subclass overrides this.
+        raise NotImplementedError(
+            f"{type(self).__name__} is a Dataset subclass and must implement iterator()"
+        )
 
     def __iter__(self) -> LazyIterator:
         return self.iterator()

@@ -59,7 +59,10 @@ class LazyIterator:
     # ------------------------------------------------------------------ subclass hooks
     def _next(self) -> Any:
         """The next element, or END. Runs in the pipeline's scope context."""
-        raise NotImplementedError
+        # Abstract: every concrete subclass overrides this.
+        raise NotImplementedError(
+            f"{type(self).__name__} is a LazyIterator subclass and must implement _next()"
+        )
 
     def _close(self) -> None:
         """Disposes this iterator's buffers and closes its upstreams."""

@@ -44,7 +44,10 @@ class Activation(Serializable):
     serialization_kind = "activation"
 
     def apply(self, x: Tensor, *args: Any) -> Tensor:
-        raise NotImplementedError
+        # Abstract: every concrete subclass overrides this.
+        raise NotImplementedError(
+            f"{type(self).__name__} is an Activation subclass and must implement apply(x)"
+        )
 
     def __call__(self, x: Tensor, *args: Any) -> Tensor:
         return self.apply(x, *args)

@@ -55,7 +55,10 @@ class Constraint(Serializable):
     serialization_kind = "constraint"
 
     def apply(self, w: Tensor) -> Tensor:
-        raise NotImplementedError
+        # Abstract: every concrete subclass overrides this.
+        raise NotImplementedError(
+            f"{type(self).__name__} is a Constraint subclass and must implement apply(w)"
+        )
 
     def __call__(self, w: Tensor) -> Tensor:
         return self.apply(w)

@@ -103,7 +103,10 @@ class Initializer(Serializable):
     serialization_kind = "initializer"
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
-        raise NotImplementedError
+        # Abstract: every concrete subclass overrides this.
+        raise NotImplementedError(
+            f"{type(self).__name__} is an Initializer subclass and must implement apply(shape, dtype)"
+        )
 
     def __call__(self, shape: Any, dtype: str | None = None) -> Tensor:
         return self.apply(shape, dtype)

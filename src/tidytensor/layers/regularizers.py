@@ -46,7 +46,10 @@ class Regularizer(Serializable):
     serialization_kind = "regularizer"
 
     def apply(self, x: Tensor) -> Tensor:
-        raise NotImplementedError
+        # Abstract: every concrete subclass overrides this.
+        raise NotImplementedError(
+            f"{type(self).__name__} is a Regularizer subclass and must implement apply(x)"
+        )
 
     def __call__(self, x: Tensor) -> Tensor:
         return self.apply(x)

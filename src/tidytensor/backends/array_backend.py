@@ -46,6 +46,7 @@ FAMILIES = (
     "ragged",
     "string",
     "recurrent",
+    "optimizers",
 )
 
 

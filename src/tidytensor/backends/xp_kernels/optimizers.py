@@ -1,0 +1,74 @@
+"""Fused optimizer updates (``kernel_names_optimizers.py``): one kernel per variable doing
+exactly the elementwise float32 arithmetic of the optimizer's TF.js ops, in their order.
+
+Each TF.js op rounds its result to float32, and so does each step here (NumPy float32
+ufuncs with float32 scalar operands), so the results are bit-identical to the unfused ops;
+the steps write into the outputs and one scratch array instead of a new array per op.
+"""
+
+from __future__ import annotations
+
+from ... import kernel_names_optimizers as ko
+
+__all__ = ["KERNELS"]
+
+
+def adam_update(
+    value,
+    gradient,
+    m,
+    v,
+    one_minus_acc_beta1,
+    one_minus_acc_beta2,
+    beta1,
+    one_minus_beta1,
+    beta2,
+    one_minus_beta2,
+    epsilon,
+    neg_lr,
+    *,
+    xp,
+):
+    """``m' = m b1 + g (1 - b1)``; ``v' = v b2 + g^2 (1 - b2)``;
+    ``w' = (m' / (1 - accB1)) / (sqrt(v' / (1 - accB2)) + eps) * -lr + w``."""
+    if (
+        not value.shape
+    ):  # a scalar variable: work on one-element arrays (NumPy scalars take no out=)
+        one = (1,)
+        value, gradient, m, v = (xp.reshape(a, one) for a in (value, gradient, m, v))
+        return [
+            o.reshape(())
+            for o in adam_update(
+                value,
+                gradient,
+                m,
+                v,
+                one_minus_acc_beta1,
+                one_minus_acc_beta2,
+                beta1,
+                one_minus_beta1,
+                beta2,
+                one_minus_beta2,
+                epsilon,
+                neg_lr,
+                xp=xp,
+            )
+        ]
+    scratch = xp.multiply(gradient, one_minus_beta1)
+    new_m = xp.multiply(m, beta1)
+    xp.add(new_m, scratch, out=new_m)
+    new_v = xp.multiply(v, beta2)
+    xp.square(gradient, out=scratch)
+    xp.multiply(scratch, one_minus_beta2, out=scratch)
+    xp.add(new_v, scratch, out=new_v)
+    new_value = xp.divide(new_m, one_minus_acc_beta1)  # bias-corrected first moment
+    xp.divide(new_v, one_minus_acc_beta2, out=scratch)  # bias-corrected second moment
+    xp.sqrt(scratch, out=scratch)
+    xp.add(scratch, epsilon, out=scratch)
+    xp.divide(new_value, scratch, out=new_value)
+    xp.multiply(new_value, neg_lr, out=new_value)
+    xp.add(new_value, value, out=new_value)
+    return [new_m, new_v, new_value]
+
+
+KERNELS = {ko.ADAM_UPDATE: adam_update}

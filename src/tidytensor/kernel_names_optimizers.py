@@ -1,0 +1,17 @@
+"""Kernel names of tidytensor's fused optimizer updates (no TF.js equivalent).
+
+TF.js's optimizers update each variable with a dozen elementwise ops. When nothing observes
+the kernels one by one (no ``tf.profile`` running, no gradient tape recording), tidytensor
+runs the same arithmetic, in the same order and precision, as one kernel per variable: the
+results are bit-identical and the tensor counts after the step are the same, with far fewer
+temporaries during it. Under ``tf.profile`` the optimizers run TF.js's kernels, so the
+profile lists what TF.js's would. Names carry a ``Tidy`` prefix so they never collide with
+TF.js's kernel names in ``kernel_names.py``.
+"""
+
+from __future__ import annotations
+
+#: inputs: value, gradient, m, v, oneMinusAccBeta1, oneMinusAccBeta2, beta1, oneMinusBeta1,
+#: beta2, oneMinusBeta2, epsilon, negLearningRate (the last eight are float32 scalars)
+#: -> newM, newV, newValue
+ADAM_UPDATE = "TidyAdamUpdate"

@@ -1,0 +1,114 @@
+"""Adam's fused update kernel (``TidyAdamUpdate``) against TF.js's op-by-op update.
+
+The fused kernel must give the same bits as the dozen kernels TF.js runs, leave the same
+counts, and stay out of the way whenever someone watches kernels one by one (``tf.profile``,
+a gradient tape).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tidytensor as tf
+from tidytensor.optimizers.adam import AdamOptimizer
+
+SHAPES = [(), (3,), (7, 5), (2, 3, 4), (64, 33)]
+
+
+def _run(shape, fused: bool, monkeypatch, steps: int = 5):
+    """Adam steps on one variable with a fixed gradient sequence; returns value, m, v bits."""
+    if not fused:
+        monkeypatch.setattr(AdamOptimizer, "_fused_update", staticmethod(AdamOptimizer._update))
+    rng = np.random.default_rng(7)
+    x = tf.variable(tf.tensor(rng.standard_normal(shape).astype(np.float32)), name="fx")
+    opt = tf.train.adam(0.01, 0.8, 0.95, 1e-6)
+    for step in range(steps):
+        g = rng.standard_normal(shape).astype(np.float32) * np.float32(10.0**step - 1)
+        grad = tf.tensor(g)
+        opt.apply_gradients({"fx": grad})
+        grad.dispose()
+    out = [x.numpy()] + [w["tensor"].numpy() for w in opt.get_weights()[1:]]
+    for w in opt.get_weights():
+        if w["name"] == "iter":
+            w["tensor"].dispose()
+    opt.dispose()
+    x.dispose()
+    monkeypatch.undo()
+    return out
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_fused_update_is_bit_identical_to_the_op_by_op_update(shape, monkeypatch):
+    fused = _run(shape, True, monkeypatch)
+    plain = _run(shape, False, monkeypatch)
+    for a, b in zip(fused, plain, strict=True):
+        assert a.dtype == b.dtype == np.float32 and a.shape == b.shape == shape
+        assert a.tobytes() == b.tobytes()
+
+
+def test_fused_update_is_used_and_leaves_the_same_counts(monkeypatch):
+    def counts_after_two_steps():
+        x = tf.variable(tf.tensor([[1.0, -2.0], [3.0, 0.5]]), name="cx")
+        opt = tf.train.adam(0.1)
+        before = tf.memory()
+        for _ in range(2):
+            opt.minimize(lambda: x.square().sum())
+        after = tf.memory()
+        opt.dispose()
+        x.dispose()
+        return [
+            after.num_tensors - before.num_tensors,
+            after.num_data_buffers - before.num_data_buffers,
+            after.num_bytes - before.num_bytes,
+        ]
+
+    calls = []
+    fused = AdamOptimizer._fused_update
+    monkeypatch.setattr(
+        AdamOptimizer, "_fused_update", staticmethod(lambda *a: calls.append(1) or fused(*a))
+    )
+    with_fused = counts_after_two_steps()
+    assert calls == [1, 1]
+    monkeypatch.setattr(AdamOptimizer, "_fused_update", staticmethod(AdamOptimizer._update))
+    assert counts_after_two_steps() == with_fused
+    assert with_fused[0] == 2  # the m and v slots; every temporary of both steps is gone
+
+
+def test_profile_lists_tfjs_kernels_not_the_fused_one():
+    x = tf.variable(tf.tensor([1.0, 2.0]), name="px")
+    opt = tf.train.adam(0.1)
+    g = tf.tensor([0.5, -0.5])
+    info = tf.profile(lambda: opt.apply_gradients({"px": g}))
+    names = [kernel.name for kernel in info.kernels]
+    assert "TidyAdamUpdate" not in names
+    assert names[:2] == ["Sub", "Sub"] and names.count("Sqrt") == 1 and names.count("RealDiv") == 3
+    opt.apply_gradients({"px": g})  # unobserved: fused; both paths agree on the result
+    twin = tf.variable(tf.tensor([1.0, 2.0]), name="px_twin")
+    twin_opt = tf.train.adam(0.1)
+    for _ in range(2):
+        tf.profile(lambda: twin_opt.apply_gradients({"px_twin": g}))
+    assert x.numpy().tobytes() == twin.numpy().tobytes()
+    for thing in (x, g, twin):
+        thing.dispose()
+    opt.dispose()
+    twin_opt.dispose()
+
+
+def test_fused_kernel_stays_off_while_a_tape_records(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("fused update ran under a tape")
+
+    monkeypatch.setattr(AdamOptimizer, "_fused_update", staticmethod(refuse))
+    x = tf.variable(tf.tensor([1.0, 2.0]), name="tx")
+    opt = tf.train.adam(0.1)
+
+    def f(a):
+        opt.apply_gradients({"tx": tf.ones_like(a)})
+        return a.square().sum()
+
+    dx = tf.grad(f)(tf.tensor([3.0]))
+    np.testing.assert_allclose(dx.numpy(), [6.0])
+    dx.dispose()
+    opt.dispose()
+    x.dispose()

@@ -67,14 +67,18 @@ class VariableGrads(ValueAndGrads):
 def _save(tensors: list[Tensor]) -> list[Tensor]:
     """Kept clones of tensors a gradient needs (TF.js's saveTensorsForBackwardMode).
 
-    Each clone is taped as an Identity of its original, so a higher-order gradient can
-    follow the path through saved tensors.
+    Inside a nested gradient call each clone is taped as an Identity of its original, so the
+    outer gradient can follow the path through saved tensors. An outermost call's gradient
+    functions run after its tape stops recording, so there nothing would ever follow them.
     """
     saved = []
-    tape = current_context().tape
+    ctx = current_context()
+    tape = ctx.tape if ctx.gradient_depth > 1 else None
+    make_tensor = ENGINE._make_tensor
     for t in tensors:
-        info = t.data_id.backend.share(t, t._shape)
-        clone = ENGINE._make_tensor(info[0], info[1], info[2], t.data_id.backend)
+        backend = t.data_id.backend
+        info = backend.share(t, t._shape)
+        clone = make_tensor(info[0], info[1], info[2], backend)
         clone.kept = True
         saved.append(clone)
         if tape is not None:
@@ -96,21 +100,22 @@ def _record(kernel_name: str, inputs: tuple, outputs: list[Tensor], attrs: Any) 
     if tape is None:
         return
     config = kernel_registry.get_gradient(kernel_name)
-    gradient = None
-    saved: list[Tensor] = []
-    if config is not None:
-        to_save = (
-            list(inputs) if config.save_all_inputs else [inputs[i] for i in config.inputs_to_save]
-        )
+    if config is None:
+        tape.append(TapeNode(next(_node_ids), kernel_name, inputs, outputs, [], None, attrs))
+        return
+    if config.save_all_inputs:
+        to_save = list(inputs)
+    else:
+        to_save = [inputs[i] for i in config.inputs_to_save]
+    if config.outputs_to_save:
         to_save += [o for o, keep in zip(outputs, config.outputs_to_save, strict=False) if keep]
-        saved = _save(to_save)
-        grad_func = config.grad_func
+    saved = _save(to_save) if to_save else []
+    grad_func = config.grad_func
 
-        def gradient(dys: list[Tensor], saved: list[Tensor] = saved, attrs: Any = attrs) -> Any:
-            return grad_func(dys if len(dys) > 1 else dys[0], saved, attrs)
+    def gradient(dys: list[Tensor], saved: list[Tensor] = saved, attrs: Any = attrs) -> Any:
+        return grad_func(dys if len(dys) > 1 else dys[0], saved, attrs)
 
     tape.append(TapeNode(next(_node_ids), kernel_name, inputs, outputs, saved, gradient, attrs))
-
 
 ENGINE.record_tape = _record
 
@@ -134,10 +139,16 @@ def _free_tape() -> None:
     """At the end of the outermost gradient call: dispose every saved tensor."""
     ctx = current_context()
     if ctx.gradient_depth == 0 and ctx.tape is not None:
+        dispose = ENGINE.dispose_tensor
         for node in ctx.tape:
             for t in node.saved:
-                t.dispose()
+                if not t._disposed:
+                    dispose(t, _FREED_WITH_TAPE)
         ctx.tape = None
+
+
+#: How a saved tensor was disposed, for a use-after-dispose error.
+_FREED_WITH_TAPE = "freed with the gradient tape when the gradient call ended"
 
 
 def gradients(
@@ -184,7 +195,8 @@ def gradients(
             backprop(acc, filtered, ENGINE.tidy, add, zeros)
             return [acc.get(x.id) for x in xs]
 
-        grads_out = ENGINE.tidy("backward", backward)
+        with ENGINE.pin_site():  # gradient tensors belong to the line that asked for them
+            grads_out = ENGINE.tidy("backward", backward)
     except BaseException:
         _free_tape()
         if isinstance(y, Tensor) and not y.kept:

@@ -318,6 +318,8 @@ class Engine:
         self._kernels: dict[str, Callable] = {}
         #: True when kernels must go through the instrumented path (profiling, tape, checks).
         self._slow = False
+        #: True when a gradient tape is the only reason for the instrumented path.
+        self._only_taping = False
         self.check_kernel_leaks = False
         self.memory_limit: int | None = None
         self.warn_leaks = True
@@ -959,12 +961,9 @@ class Engine:
     def update_mode(self) -> None:
         """Recomputes whether kernels take the instrumented path."""
         state = self.state
-        self._slow = bool(
-            state.profiling
-            or state.taping > 0
-            or self.check_kernel_leaks
-            or self.debug_mode
-        )
+        watched = bool(state.profiling or self.check_kernel_leaks or self.debug_mode)
+        self._slow = watched or state.taping > 0
+        self._only_taping = self._slow and not watched
 
     def _call_kernel(self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any) -> Any:
         ctx = current_context()
@@ -981,6 +980,8 @@ class Engine:
     def _run_kernel_instrumented(
         self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
     ) -> Any:
+        if self._only_taping:
+            return self._run_kernel_taped(kernel_name, kernel, inputs, attrs)
         state = self.state
         backend = self._backend
         bytes_before, tensors_before = state.num_bytes, state.num_tensors
@@ -1028,6 +1029,32 @@ class Engine:
         if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and self.record_tape is not None:
             self.record_tape(kernel_name, inputs, outputs, attrs)
         return outputs if type(out) is list else outputs[0]
+
+    def _run_kernel_taped(
+        self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
+    ) -> Any:
+        """``_run_kernel_instrumented`` when a gradient tape is all that watches kernels."""
+        ctx = current_context()
+        ctx.kernel_depth += 1
+        try:
+            out = kernel(inputs, attrs)
+        except TidyTensorError:
+            raise
+        except Exception as exc:
+            out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
+        finally:
+            ctx.kernel_depth -= 1
+        backend = self._backend
+        tout = type(out)
+        if tout is tuple:  # a view of an existing buffer
+            outputs = [self._make_tensor(out[0], out[1], out[2], backend)]
+        elif tout is not list:  # a fresh buffer record
+            outputs = [self._make_tensor(out, out.shape, out.dtype, backend)]
+        else:
+            outputs = [self._make_tensor(*_info(o), backend) for o in out]
+        if ctx.gradient_depth > 0 and ctx.kernel_depth == 0:
+            self.record_tape(kernel_name, inputs, outputs, attrs)
+        return outputs if tout is list else outputs[0]
 
     #: Set by the autodiff module: records a kernel call on the active tape.
     record_tape: Callable | None = None

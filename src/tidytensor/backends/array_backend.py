@@ -47,6 +47,7 @@ FAMILIES = (
     "string",
     "recurrent",
     "optimizers",
+    "layers_losses",
 )
 
 

@@ -23,7 +23,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .. import kernel_names_losses as kl
 from .. import ops
+from ..engine import ENGINE, current_context
+from ..ops._op import run_kernel
 from ..scopes import tidy
 from ..tensor import Tensor
 from . import backend as K
@@ -159,9 +162,28 @@ def logcosh(y_true: Tensor, y_pred: Tensor) -> Tensor:
     return tidy(body)
 
 
+def _fusable(target: Any, output: Any) -> bool:
+    """Whether a loss may run as its fused kernel (``kernel_names_losses.py``): float32
+    tensors of one shape, and nobody watching kernels one by one (``tf.profile`` lists
+    TF.js's kernels; a nested gradient call may differentiate the loss's gradient)."""
+    return (
+        isinstance(target, Tensor)
+        and isinstance(output, Tensor)
+        and target.dtype == "float32"
+        and output.dtype == "float32"
+        and target._shape == output._shape
+        and len(output._shape) > 0
+        and not ENGINE.state.profiling
+        and current_context().gradient_depth <= 1
+    )
+
+
 def categorical_crossentropy(target: Tensor, output: Tensor, from_logits: bool = False) -> Tensor:
     """``-sum(target * log(p), -1)`` with ``p`` the output normalized to sum to 1 (or its
     softmax when ``from_logits``), clipped to ``[eps, 1 - eps]``."""
+
+    if not from_logits and _fusable(target, output):
+        return run_kernel(kl.CATEGORICAL_CROSSENTROPY, (target, output), {"epsilon": K.epsilon()})
 
     def body() -> Tensor:
         out = output

@@ -40,10 +40,9 @@ def n_tensors() -> int:
 
 
 def needs(*names: str) -> None:
-    """Skips the test until another family's helper has added these ops."""
+    """The ops a test relies on (every one exists: a missing op fails the test)."""
     missing = [name for name in names if not hasattr(tf, name)]
-    if missing:
-        pytest.skip(f"op(s) {missing} not implemented yet")
+    assert not missing, f"op(s) {missing} missing from tidytensor"
 
 
 # ================================================================== §6.4A M1-M10

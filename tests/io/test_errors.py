@@ -410,7 +410,6 @@ def test_training_config_not_supported_fields(model_dir):
 
 
 def test_unknown_optimizer_in_training_config(model_dir):
-    pytest.importorskip("tidytensor.layers.training")
     obj = read_json(model_dir)
     obj["trainingConfig"] = {
         "loss": "mean_squared_error",

@@ -1,8 +1,7 @@
 """Real TF.js artifacts (tests/golden/io/<name>/, written by tests/golden/io_fixtures.js) load
 in tidytensor and predict what TF.js predicted after loading the same files, within 1e-5.
 
-A fixture whose layer classes are not implemented yet is skipped with the missing class names
-in the reason: it turns on when its layer family lands.
+Every fixture's layer classes must exist here: a missing one fails its test by name.
 """
 
 from __future__ import annotations
@@ -26,15 +25,13 @@ from io_test_helpers import (  # noqa: F401 - autouse fixtures
 )
 
 import tidytensor as tf
-from tidytensor.io.loading import training_available
 
 FIXTURES = fixture_dirs()
 
 
 def _skip_if_missing(name: str) -> None:
     missing = missing_layer_classes(GOLDEN_IO / name)
-    if missing:
-        pytest.skip(f"layer class(es) not implemented yet: {', '.join(missing)}")
+    assert not missing, f"layer class(es) missing from tidytensor: {', '.join(missing)}"
 
 
 def _shared_layer_weights(model) -> int:
@@ -180,7 +177,6 @@ def test_functional_class_name_loads():
     model.dispose()
 
 
-@pytest.mark.skipif(not training_available(), reason="compile() not implemented yet")
 def test_compiled_model_comes_back_compiled_with_optimizer_state():
     folder = GOLDEN_IO / "compiled_adam"
     record = read_record(folder)

@@ -23,7 +23,6 @@ from io_test_helpers import (  # noqa: F401 - autouse fixtures
 import tidytensor as tf
 from tidytensor import io, layers
 from tidytensor.io import atomic
-from tidytensor.io.loading import training_available
 from tidytensor.layers.serialization import register_class
 from tidytensor.layers.utils import js_json
 
@@ -310,7 +309,6 @@ def test_custom_objects_argument(tmp_path):
     model.dispose()
 
 
-@pytest.mark.skipif(not training_available(), reason="compile() not implemented yet")
 def test_include_optimizer_round_trip(tmp_path):
     model = dense_model()
     model.compile(optimizer=tf.train.adam(0.02), loss="meanSquaredError", metrics=["mae"])

@@ -12,9 +12,7 @@ frees every tensor and variable the load made, so ``tf.memory()`` is back where 
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -422,14 +420,6 @@ def match_weights(
 
 
 # ---------------------------------------------------------------------- training config
-def training_available() -> bool:
-    """Whether ``compile`` exists (``tidytensor.layers.training``)."""
-    try:
-        return importlib.util.find_spec("tidytensor.layers.training") is not None
-    except (ImportError, ValueError):
-        return False
-
-
 def _camel_identifiers(value: Any) -> Any:
     if isinstance(value, str):
         return to_camel_case(value)
@@ -449,13 +439,6 @@ def load_training_config(model: Any, training_config: dict[str, Any], source: st
     ):
         if training_config.get(key) is not None:
             raise ModelFormatError(f"{source}: Loading {what} is not supported yet.")
-    if not training_available():
-        warnings.warn(
-            f"{source}: the model was saved with a training configuration, but compile() is not "
-            "available in this tidytensor; it is loaded uncompiled.",
-            stacklevel=4,
-        )
-        return
     from ..optimizers import OPTIMIZER_CLASSES
 
     opt_config = training_config.get("optimizer_config")

@@ -8,15 +8,27 @@ Usage::
 
 Every framework runs on ONE thread pinned to one CPU: the script sets OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS to 1 and re-executes itself before NumPy or torch is
-imported, pins itself with ``os.sched_setaffinity`` and calls ``torch.set_num_threads(1)``.
+imported and pins itself with ``os.sched_setaffinity``; the peers' worker processes inherit both.
 Repeats are interleaved round-robin across frameworks (the order rotates every round) and each
 figure is the median of its repeats.
 
+PyTorch and Keras 3 on TensorFlow (``pip install tensorflow-cpu``; optional) are each measured
+in a worker process of their own (``--worker torch``, ``--worker keras``, see :class:`Worker`),
+pinned to the same CPU with their thread pools set to one thread. A framework's import leaves
+long-lived Python objects that every full garbage collection in the process walks: importing
+torch adds ~150k of them (a full collection went from 7 ms to 115 ms), TensorFlow ~280k, so in
+one shared process each framework's figures would carry the others' imports (tidytensor's
+``scalar add`` with 100k live tensors ran 1.1-1.6x slower with torch imported). tidytensor and
+NumPy run in this process, which imports nothing else. The parent drives the workers' repeats
+round-robin with its own, so the repeats stay interleaved. A worker starts only when a
+selected workload has a runner for it.
+
 Adding a workload: write a function that returns a :class:`Workload` whose ``runners`` map a
-framework name (``"tidytensor"``, ``"numpy"``, ``"torch"``) to a factory. A factory takes the
-imported framework module, prepares inputs and returns a zero-argument callable that performs
-``work_items`` units of work (``unit_name`` each); decorate the function with ``@workload``.
-A framework whose module cannot be imported, or whose factory raises, is reported as n/a.
+framework name (``"tidytensor"``, ``"numpy"``, ``"torch"``, ``"keras"``) to a factory. A
+factory takes the imported framework module, prepares inputs and returns a zero-argument
+callable that performs ``work_items`` units of work (``unit_name`` each); decorate the function
+with ``@workload``. A framework whose module cannot be imported, or whose factory raises, is
+reported as n/a.
 """
 
 from __future__ import annotations
@@ -46,17 +58,25 @@ import argparse  # noqa: E402
 import datetime  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
+import importlib.util  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-FRAMEWORKS = ("tidytensor", "numpy", "torch")
+FRAMEWORKS = ("tidytensor", "numpy", "torch", "keras")
 BASELINE = "numpy"
+#: Frameworks timed in a worker process (see ``Worker``) rather than in this one: each peer's
+#: imported objects stay out of the others' garbage collections.
+OUT_OF_PROCESS = ("torch", "keras")
+#: Modules an out-of-process framework needs; checked here without importing them.
+_REQUIRES = {"torch": ("torch",), "keras": ("tensorflow", "keras")}
 
 Runner = Callable[[], Any]
 Factory = Callable[[Any], Runner]
@@ -259,35 +279,217 @@ _register_layers(workload, Workload)
 # --------------------------------------------------------------------------------------------
 
 
-def _pin_cpu() -> int | None:
+def _pin_cpu(cpu: int | None = None) -> int | None:
     if not hasattr(os, "sched_setaffinity"):
         return None
-    cpu = min(os.sched_getaffinity(0))
+    if cpu is None:
+        cpu = min(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpu})
     return cpu
 
 
+def _import_framework(name: str) -> Any:
+    """Imports one framework and sets its thread pools to one thread."""
+    if name == "keras":
+        os.environ["KERAS_BACKEND"] = "tensorflow"
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # no banner on stderr
+        for var in ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
+            os.environ[var] = "1"
+        tf = importlib.import_module("tensorflow")
+        tf.config.threading.set_intra_op_parallelism_threads(1)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+        keras = importlib.import_module("keras")
+        if keras.backend.backend() != "tensorflow":
+            raise RuntimeError(f"keras runs on {keras.backend.backend()}, not tensorflow")
+        return keras
+    module = importlib.import_module(name)
+    if name == "torch":
+        module.set_num_threads(1)
+        try:
+            module.set_num_interop_threads(1)
+        except RuntimeError:
+            pass  # already set once in this process
+    return module
+
+
+def _version(name: str, module: Any) -> str:
+    version = f"{name} {getattr(module, '__version__', '?')}"
+    if name == "keras":
+        version += f" (tensorflow {sys.modules['tensorflow'].__version__})"
+    return version
+
+
 def _import_frameworks() -> tuple[dict[str, Any], dict[str, str]]:
+    """Imports the in-process frameworks; out-of-process ones are only looked up."""
     modules: dict[str, Any] = {}
     missing: dict[str, str] = {}
     for name in FRAMEWORKS:
+        if name in OUT_OF_PROCESS:
+            absent = [m for m in _REQUIRES[name] if importlib.util.find_spec(m) is None]
+            if absent:
+                missing[name] = f"ModuleNotFoundError: No module named {absent[0]!r}"
+            continue
         try:
-            modules[name] = importlib.import_module(name)
+            modules[name] = _import_framework(name)
         except Exception as exc:  # a peer that is not installed is skipped, not fatal
             missing[name] = f"{type(exc).__name__}: {exc}"
-    torch = modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-        try:
-            torch.set_num_interop_threads(1)
-        except RuntimeError:
-            pass  # already set once in this process
     return modules, missing
 
 
-def run_workload(wl: Workload, modules: dict[str, Any], missing: dict[str, str]) -> dict:
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+class WorkerError(RuntimeError):
+    """The worker answered with an error, or died."""
+
+
+class Worker:
+    """Times one framework's runners in a child process (``run.py --worker NAME``).
+
+    The parent and the child talk in JSON lines over the child's stdin and stdout (the child
+    moves its own prints to stderr, which goes to a temporary file quoted when it fails):
+
+    - the child starts, pins itself to ``cpu``, imports the framework and answers
+      ``{"version": ...}`` (or ``{"error": ...}``);
+    - ``{"cmd": "prepare", "workload": name, "quick": bool}``: the child builds that
+      workload's runner and calls it once untimed; answers ``{"ok": true}``;
+    - ``{"cmd": "run"}``: one timed call, after ``gc.collect()`` like the parent's;
+      answers ``{"seconds": ...}`` measured in the child (the pipe is not timed).
+    """
+
+    def __init__(self, framework: str, cpu: int | None) -> None:
+        self.framework = framework
+        self._log = tempfile.TemporaryFile(mode="w+")
+        command = [sys.executable, os.path.abspath(__file__), "--worker", framework]
+        if cpu is not None:
+            command += ["--worker-cpu", str(cpu)]
+        self._proc: subprocess.Popen[str] | None = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+            bufsize=1,
+        )
+        self.version = self._ask(None)["version"]
+
+    def _ask(self, message: dict | None) -> dict:
+        proc = self._proc
+        if proc is None:
+            raise WorkerError("worker stopped earlier")
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            if message is not None:
+                proc.stdin.write(json.dumps(message) + "\n")
+                proc.stdin.flush()
+            line = proc.stdout.readline()
+        except OSError as exc:
+            line = ""
+            self._log.write(f"\n{_error_text(exc)}\n")
+        if not line:
+            status = self.close()
+            self._log.seek(0)
+            tail = self._log.read().strip().splitlines()[-1:] or ["no output"]
+            raise WorkerError(f"worker exited (status {status}): {tail[0]}")
+        try:
+            answer = json.loads(line)
+        except ValueError as exc:
+            raise WorkerError(f"unreadable answer {line[:40]!r}") from exc
+        if "error" in answer:
+            raise WorkerError(answer["error"])
+        return answer
+
+    def prepare(self, wl: Workload, quick: bool) -> Callable[[], float]:
+        """Builds ``wl``'s runner in the child; returns a callable timing one call there."""
+        self._ask({"cmd": "prepare", "workload": wl.name, "quick": quick})
+        return lambda: float(self._ask({"cmd": "run"})["seconds"])
+
+    def close(self) -> int | None:
+        """Ends the child (closing its stdin ends its loop); returns its exit status."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return None
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass  # the child is gone already
+        try:
+            return proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return proc.wait()
+
+
+def _worker_main(framework: str, cpu: int | None) -> int:
+    """The child side of :class:`Worker`."""
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not reach the parent
+
+    def answer(message: dict) -> None:
+        channel.write(json.dumps(message) + "\n")
+
+    _pin_cpu(cpu)
+    try:
+        module = _import_framework(framework)
+    except Exception as exc:
+        answer({"error": _error_text(exc)[:200]})
+        return 1
+    answer({"version": _version(framework, module)})
+    run: Runner | None = None
+    for line in sys.stdin:
+        message = json.loads(line)
+        try:
+            if message["cmd"] == "prepare":
+                run = None
+                quick = bool(message["quick"])
+                matches = [
+                    wl for wl in (b(quick) for b in _REGISTRY) if wl.name == message["workload"]
+                ]
+                if not matches:
+                    raise LookupError(f"no workload named {message['workload']!r}")
+                factory = matches[0].runners.get(framework)
+                if factory is None:
+                    raise LookupError("no runner")
+                run = factory(module)
+                run()  # warm-up, as in the parent
+                answer({"ok": True})
+            elif message["cmd"] == "run":
+                if run is None:
+                    raise RuntimeError("nothing prepared")
+                gc.collect()
+                t0 = time.perf_counter()
+                run()
+                answer({"seconds": time.perf_counter() - t0})
+            else:
+                raise ValueError(f"unknown command {message['cmd']!r}")
+        except Exception as exc:
+            answer({"error": _error_text(exc)[:200]})
+    return 0
+
+
+def _local_timer(run: Runner) -> Callable[[], float]:
+    def timed() -> float:
+        gc.collect()
+        t0 = time.perf_counter()
+        run()
+        return time.perf_counter() - t0
+
+    return timed
+
+
+def run_workload(
+    wl: Workload,
+    modules: dict[str, Any],
+    missing: dict[str, str],
+    workers: dict[str, Worker] | None = None,
+    quick: bool = False,
+) -> dict:
+    workers = workers or {}
     measurements = {fw: Measurement(fw) for fw in FRAMEWORKS}
-    runners: dict[str, Runner] = {}
+    timers: dict[str, Callable[[], float]] = {}
     for fw in FRAMEWORKS:
         if fw in missing:
             measurements[fw].error = "not installed"
@@ -297,19 +499,27 @@ def run_workload(wl: Workload, modules: dict[str, Any], missing: dict[str, str])
             measurements[fw].error = "no runner"
             continue
         try:
-            run = factory(modules[fw])
-            run()  # warm-up (also surfaces missing ops before timing starts)
-            runners[fw] = run
+            if fw in OUT_OF_PROCESS:
+                if fw not in workers:
+                    raise WorkerError("worker not started")
+                timers[fw] = workers[fw].prepare(wl, quick)
+            else:
+                run = factory(modules[fw])
+                run()  # warm-up (also surfaces missing ops before timing starts)
+                timers[fw] = _local_timer(run)
         except Exception as exc:
-            measurements[fw].error = f"{type(exc).__name__}: {exc}"[:80]
-    order = list(runners)
+            measurements[fw].error = _error_text(exc)[:80]
+    order = list(timers)
     for r in range(wl.repeats):
         rotated = order[r % len(order) :] + order[: r % len(order)] if order else []
         for fw in rotated:
-            gc.collect()
-            t0 = time.perf_counter()
-            runners[fw]()
-            measurements[fw].seconds.append(time.perf_counter() - t0)
+            if measurements[fw].error:
+                continue
+            try:
+                measurements[fw].seconds.append(timers[fw]())
+            except WorkerError as exc:  # a crashed worker loses its column, not the run
+                measurements[fw].seconds.clear()
+                measurements[fw].error = _error_text(exc)[:80]
     return {
         "workload": wl,
         "measurements": measurements,
@@ -335,7 +545,7 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 
     def line(cells: list[str]) -> str:
         pairs = enumerate(zip(cells, widths, strict=True))
@@ -347,7 +557,8 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 def report(results: list[dict]) -> str:
     unit_label = {"us": "µs", "ms": "ms"}
-    headers = ["workload", "unit", *FRAMEWORKS, "tt/numpy", "tt/torch"]
+    peers = [fw for fw in FRAMEWORKS if fw != "tidytensor"]
+    headers = ["workload", "unit", *FRAMEWORKS, *(f"tt/{fw}" for fw in peers)]
     rows = []
     for res in results:
         wl, ms = res["workload"], res["measurements"]
@@ -357,23 +568,25 @@ def report(results: list[dict]) -> str:
                 wl.name,
                 f"{unit_label[wl.report_unit]}/{wl.unit_name}",
                 *(_fmt_time(wl, per[fw]) for fw in FRAMEWORKS),
-                _ratio(per["tidytensor"], per["numpy"]),
-                _ratio(per["tidytensor"], per["torch"]),
+                *(_ratio(per["tidytensor"], per[fw]) for fw in peers),
             ]
         )
     out = ["Time per item (median of interleaved repeats; ratios: tidytensor time / peer time)"]
     out.append(_table(headers, rows))
 
+    flop_results = [res for res in results if res["workload"].flops_per_item]
+    # Columns for the frameworks with a runner in at least one of these workloads.
+    flop_fws = [
+        fw for fw in FRAMEWORKS if any(fw in res["workload"].runners for res in flop_results)
+    ]
     flop_rows = []
-    for res in results:
+    for res in flop_results:
         wl, ms = res["workload"], res["measurements"]
-        if not wl.flops_per_item:
-            continue
         gflops = {}
-        for fw in FRAMEWORKS:
+        for fw in flop_fws:
             per = _per_item(wl, ms[fw])
             gflops[fw] = None if per is None else wl.flops_per_item / per / 1e9
-        tt, base = gflops["tidytensor"], gflops[BASELINE]
+        tt, base = gflops.get("tidytensor"), gflops.get(BASELINE)
         pct = "n/a" if tt is None or not base else f"{100 * tt / base:.1f}%"
         flop_rows.append(
             [wl.name, *("n/a" if g is None else f"{g:.1f}" for g in gflops.values()), pct]
@@ -381,14 +594,21 @@ def report(results: list[dict]) -> str:
     if flop_rows:
         out.append("")
         out.append("Throughput (GFLOP/s, higher is better)")
-        out.append(_table(["workload", *FRAMEWORKS, "tt % of numpy"], flop_rows))
+        out.append(_table(["workload", *flop_fws, "tt % of numpy"], flop_rows))
 
     errors = [
         f"  {res['workload'].name} / {fw}: {m.error}"
         for res in results
         for fw, m in res["measurements"].items()
-        if m.error
+        if m.error and m.error != "no runner"
     ]
+    no_runner = {
+        fw: sum(res["measurements"][fw].error == "no runner" for res in results)
+        for fw in FRAMEWORKS
+    }
+    if any(no_runner.values()):
+        counts = ", ".join(f"{fw} in {n}" for fw, n in no_runner.items() if n)
+        errors.append(f"  no runner written (n/a by design): {counts} workload(s)")
     if errors:
         out.append("")
         out.append("Not measured:")
@@ -396,7 +616,7 @@ def report(results: list[dict]) -> str:
     return "\n".join(out)
 
 
-def _machine_notes(cpu: int | None, modules: dict[str, Any]) -> list[str]:
+def _machine_notes(cpu: int | None, versions: list[str]) -> list[str]:
     model = platform.processor() or "unknown CPU"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -405,12 +625,9 @@ def _machine_notes(cpu: int | None, modules: dict[str, Any]) -> list[str]:
                 break
     except OSError:
         pass
-    versions = ", ".join(
-        f"{name} {getattr(mod, '__version__', '?')}" for name, mod in modules.items()
-    )
     today = datetime.date.today().isoformat()
     return [
-        f"date: {today}; python {platform.python_version()}; {versions}",
+        f"date: {today}; python {platform.python_version()}; {', '.join(versions)}",
         f"cpu: {model}; {os.cpu_count()} logical cores; pinned to cpu {cpu}; "
         + " ".join(f"{v}={os.environ.get(v)}" for v in _THREAD_VARS),
     ]
@@ -442,7 +659,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--only", help="run only workloads whose name contains this text")
     parser.add_argument("--json", type=Path, help="also write raw timings to this file")
+    parser.add_argument("--worker", choices=OUT_OF_PROCESS, help=argparse.SUPPRESS)
+    parser.add_argument("--worker-cpu", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        return _worker_main(args.worker, args.worker_cpu)
 
     cpu = _pin_cpu()
     modules, missing = _import_frameworks()
@@ -452,7 +673,19 @@ def main(argv: list[str] | None = None) -> int:
     if BASELINE in missing:
         print(f"numpy could not be imported: {missing[BASELINE]}", file=sys.stderr)
         return 2
-    for line in _machine_notes(cpu, modules):
+    workloads = [build(args.quick) for build in _REGISTRY]
+    workloads = [wl for wl in workloads if not args.only or args.only in wl.name]
+    workers: dict[str, Worker] = {}
+    for fw in OUT_OF_PROCESS:  # started only if a selected workload needs it
+        if fw in missing or not any(fw in wl.runners for wl in workloads):
+            continue
+        try:
+            workers[fw] = Worker(fw, cpu)
+        except Exception as exc:  # e.g. tensorflow installed but broken
+            missing[fw] = _error_text(exc)
+    versions = [_version(name, mod) for name, mod in modules.items()]
+    versions += [worker.version + " [worker process]" for worker in workers.values()]
+    for line in _machine_notes(cpu, versions):
         print(line)
     for fw, why in missing.items():
         print(f"skipping {fw}: {why}")
@@ -460,15 +693,14 @@ def main(argv: list[str] | None = None) -> int:
     print()
 
     results = []
-    for build in _REGISTRY:
-        wl = build(args.quick)
-        if args.only and args.only not in wl.name:
-            continue
-        print(
-            f"running {wl.name} ({wl.repeats} repeats x {len(FRAMEWORKS)} frameworks)...",
-            flush=True,
-        )
-        results.append(run_workload(wl, modules, missing))
+    try:
+        for wl in workloads:
+            count = sum(fw in wl.runners and fw not in missing for fw in FRAMEWORKS)
+            print(f"running {wl.name} ({wl.repeats} repeats x {count} frameworks)...", flush=True)
+            results.append(run_workload(wl, modules, missing, workers, args.quick))
+    finally:
+        for worker in workers.values():
+            worker.close()
     print()
     print(report(results))
     if args.json:

@@ -17,3 +17,9 @@ CATEGORICAL_CROSSENTROPY = "TidyCategoricalCrossentropy"
 #: inputs: dy, target, output; attrs: epsilon, wrt ("output" or "target") -> that input's
 #: gradient
 CATEGORICAL_CROSSENTROPY_GRAD = "TidyCategoricalCrossentropyGrad"
+#: inputs: target, output (float32, same shape); attrs: epsilon -> loss (shape without the
+#: last axis)
+BINARY_CROSSENTROPY = "TidyBinaryCrossentropy"
+#: inputs: dy, target, output; attrs: epsilon, wrt ("output" or "target") -> that input's
+#: gradient
+BINARY_CROSSENTROPY_GRAD = "TidyBinaryCrossentropyGrad"

@@ -1,6 +1,6 @@
-"""The fused categorical crossentropy (``TidyCategoricalCrossentropy``) against TF.js's
-op-by-op loss: the same bits for the loss and for both gradients, the same counts, and the
-op-by-op kernels whenever someone watches kernels one by one."""
+"""The fused Layers losses (``TidyCategoricalCrossentropy``, ``TidyBinaryCrossentropy``)
+against TF.js's op-by-op losses: the same bits for the loss and for both gradients, the same
+counts, and the op-by-op kernels whenever someone watches kernels one by one."""
 
 from __future__ import annotations
 
@@ -10,21 +10,24 @@ import pytest
 import tidytensor as tf
 from tidytensor.layers import losses
 
-SHAPES = [(7,), (5, 4), (3, 2, 6), (64, 10)]
+SHAPES = [(7,), (5, 4), (3, 2, 6), (64, 10), (256, 1)]
+LOSSES = {
+    "categorical": losses.categorical_crossentropy,
+    "binary": losses.binary_crossentropy,
+}
 
 
 def _problem(shape, seed):
+    """Random probabilities with entries clipped from below and from above, and targets."""
     rng = np.random.default_rng(seed)
     output = rng.random(shape).astype(np.float32)
-    output[..., 0] = 0.0  # clipped from below
-    output.flat[1] = 1e-9
-    if len(shape) > 1:
-        output[(0,) * (len(shape) - 1)] = np.eye(shape[-1], dtype=np.float32)[1]  # clipped above
+    flat = output.reshape(-1)
+    flat[0], flat[1], flat[-1], flat[-2] = 0.0, 1e-9, 1.0, 1 - 1e-9
     target = rng.random(shape).astype(np.float32)
     return target, output
 
 
-def _loss_and_grads(target, output, monkeypatch, fused: bool):
+def _loss_and_grads(loss_fn, target, output, monkeypatch, fused: bool):
     if not fused:
         monkeypatch.setattr(losses, "_fusable", lambda *a: False)
     t, o = tf.tensor(target), tf.tensor(output)
@@ -33,9 +36,9 @@ def _loss_and_grads(target, output, monkeypatch, fused: bool):
     )
 
     def f(t_, o_):
-        return tf.mul(losses.categorical_crossentropy(t_, o_), dy_seed).sum()
+        return tf.mul(loss_fn(t_, o_), dy_seed).sum()
 
-    loss = losses.categorical_crossentropy(t, o)
+    loss = loss_fn(t, o)
     dt, do = tf.grads(f)([t, o])
     out = [loss.numpy(), dt.numpy(), do.numpy()]
     tf.dispose([t, o, dy_seed, loss, dt, do])
@@ -43,26 +46,28 @@ def _loss_and_grads(target, output, monkeypatch, fused: bool):
     return out
 
 
+@pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_fused_loss_and_gradients_are_bit_identical(shape, seed, monkeypatch):
+def test_fused_loss_and_gradients_are_bit_identical(loss, shape, seed, monkeypatch):
     target, output = _problem(shape, seed)
-    fused = _loss_and_grads(target, output, monkeypatch, True)
-    plain = _loss_and_grads(target, output, monkeypatch, False)
+    fused = _loss_and_grads(LOSSES[loss], target, output, monkeypatch, True)
+    plain = _loss_and_grads(LOSSES[loss], target, output, monkeypatch, False)
     for name, a, b in zip(("loss", "d_target", "d_output"), fused, plain, strict=True):
         assert a.shape == b.shape and a.dtype == b.dtype == np.float32, name
         assert a.tobytes() == b.tobytes(), f"{name} differs: max |diff| {np.abs(a - b).max()}"
 
 
-def test_fused_loss_leaves_the_counts_of_the_op_by_op_loss(monkeypatch):
+@pytest.mark.parametrize("loss", LOSSES)
+def test_fused_loss_leaves_the_counts_of_the_op_by_op_loss(loss, monkeypatch):
     target, output = _problem((6, 3), 3)
     t, o = tf.tensor(target), tf.tensor(output)
 
     def counts():
         before = tf.memory()
-        loss = losses.categorical_crossentropy(t, o)
+        loss_value = LOSSES[loss](t, o)
         after = tf.memory()
-        loss.dispose()
+        loss_value.dispose()
         return (
             after.num_tensors - before.num_tensors,
             after.num_data_buffers - before.num_data_buffers,
@@ -114,8 +119,9 @@ def test_profile_and_nested_gradients_run_the_tfjs_ops():
     tf.dispose([t, o, loss, first_order, second])
 
 
-def test_fused_loss_gradients_match_finite_differences():
+@pytest.mark.parametrize("loss", LOSSES)
+def test_fused_loss_gradients_match_finite_differences(loss):
     rng = np.random.default_rng(5)
     target = rng.random((4, 5)).astype(np.float32)
     output = (rng.random((4, 5)) * 0.8 + 0.1).astype(np.float32)  # away from the clip bounds
-    tf.testing.check_grads(losses.categorical_crossentropy, [target, output])
+    tf.testing.check_grads(LOSSES[loss], [target, output])

@@ -7,21 +7,24 @@ from .. import kernel_names_losses as kl
 from ..kernel_registry import GradConfig, register_gradient
 
 
-def _categorical_crossentropy_grad(dy, saved, attrs):
-    from ..engine import ENGINE
+def _loss_grad(grad_kernel: str):
+    def grad_func(dy, saved, attrs):
+        from ..engine import ENGINE
 
-    target, output = saved
+        target, output = saved
 
-    def wrt(name: str):
-        return lambda: ENGINE.run_kernel(
-            kl.CATEGORICAL_CROSSENTROPY_GRAD,
-            (dy, target, output),
-            {"epsilon": attrs["epsilon"], "wrt": name},
-        )
+        def wrt(name: str):
+            return lambda: ENGINE.run_kernel(
+                grad_kernel, (dy, target, output), {"epsilon": attrs["epsilon"], "wrt": name}
+            )
 
-    return (wrt("target"), wrt("output"))
+        return (wrt("target"), wrt("output"))
+
+    return grad_func
 
 
-register_gradient(
-    GradConfig(kl.CATEGORICAL_CROSSENTROPY, _categorical_crossentropy_grad, save_all_inputs=True)
-)
+for _forward, _grad in (
+    (kl.CATEGORICAL_CROSSENTROPY, kl.CATEGORICAL_CROSSENTROPY_GRAD),
+    (kl.BINARY_CROSSENTROPY, kl.BINARY_CROSSENTROPY_GRAD),
+):
+    register_gradient(GradConfig(_forward, _loss_grad(_grad), save_all_inputs=True))

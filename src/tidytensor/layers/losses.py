@@ -231,6 +231,8 @@ def sigmoid_cross_entropy_with_logits(labels: Tensor, logits: Tensor) -> Tensor:
 
 def binary_crossentropy(y_true: Tensor, y_pred: Tensor) -> Tensor:
     """``mean`` over the last axis of the sigmoid crossentropy of the clipped probabilities."""
+    if _fusable(y_true, y_pred):
+        return run_kernel(kl.BINARY_CROSSENTROPY, (y_true, y_pred), {"epsilon": K.epsilon()})
 
     def body() -> Tensor:
         y = ops.clip_by_value(y_pred, K.epsilon(), 1 - K.epsilon())

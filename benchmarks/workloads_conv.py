@@ -1,7 +1,9 @@
 """conv2d workloads for ``benchmarks/run.py``: a 3x3 'same' convolution of an [8, 32, 32, 16]
 input with 32 filters, forward and forward + backward, on tidytensor, PyTorch
-(``torch.nn.functional.conv2d``, NCHW) and NumPy (the im2col formulation tidytensor's kernel
-uses: one GEMM over a strided window view; col2im for the input gradient).
+(``torch.nn.functional.conv2d``, NCHW) and NumPy (the textbook im2col formulation: one GEMM
+over a strided window view, col2im for the input gradient; tidytensor's kernels gather one
+filter row per output position instead and sum one GEMM per remaining tap, in L2-sized chunks:
+``backends/xp_kernels/conv_gemm.py``).
 
 Registered from ``run.py`` with::
 

@@ -6,10 +6,12 @@ transposed in and out. Geometry follows TF.js's ``conv_util`` exactly (including
 a numeric 2-D pad sizes both output dims with the filter height and stride height, 3-D 'same'
 padding may be negative), so output shapes and values match TF.js's CPU kernels.
 
-Speed: a convolution is one BLAS matmul over im2col patches. The patches are a zero-copy
-``as_strided`` view of the (padded) input; copying a batch chunk of them into a contiguous
-column matrix is the only extra pass, and chunks stay small enough to live in cache. The
-input gradient scatters the columns back with one strided add per filter tap (col2im);
+Speed: a convolution is a few BLAS matmuls over patches of the (padded) input, gathered
+from a zero-copy ``as_strided`` window view in cache-sized chunks: conv_gemm.py gathers just
+the innermost filter dim (row bands, one GEMM per outer filter tap) or all of them (im2col)
+and cuts the GEMMs into blocks OpenBLAS multiplies fastest. The filter gradient reuses the
+same gather; the stride-1 input gradient is a forward convolution of ``dy`` with the flipped
+filter, other strides scatter the columns back with one strided add per filter tap (col2im);
 pooling and dilation2d reduce over one strided view per window tap. No loop runs over pixels.
 """
 
@@ -17,35 +19,16 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from typing import Any
 
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError, ShapeError
+from . import conv_gemm
 from .arithmetic import from_double
+from .conv_gemm import padded_region, workspace
 
 #: Elements of one im2col chunk: small enough to stay in L2 between the copy and the GEMM.
 COL_CHUNK = 1 << 18
-
-#: Largest scratch buffer (elements) kept between calls, per thread and dtype.
-WORKSPACE_LIMIT = 1 << 22
-
-_SCRATCH = threading.local()
-
-
-def workspace(xp, size: int, dtype, name: str = "cols"):
-    """A reusable scratch buffer of ``size`` elements (contents undefined), one per ``name``.
-    Reusing it spares every call the page faults of fresh multi-megabyte allocations."""
-    cache = getattr(_SCRATCH, "bufs", None)
-    if cache is None:
-        cache = _SCRATCH.bufs = {}
-    key = (name, xp.__name__, xp.dtype(dtype).str)
-    buf = cache.get(key)
-    if buf is None or buf.size < size:
-        buf = xp.empty(max(size, 1), dtype=dtype)
-        if size <= WORKSPACE_LIMIT:
-            cache[key] = buf
-    return buf[:size]
 
 
 # ---------------------------------------------------------------------------- conv geometry
@@ -357,16 +340,13 @@ def _region(x, xp, starts, extents, fill, scratch: bool = False):
     """``a[:, i, ...] = x[:, starts + i, ...]`` over ``extents``; ``fill`` outside ``x``.
     A view of ``x`` when no padding is needed; with ``scratch`` a padded copy lives in the
     workspace (valid until the next call that uses it)."""
+    if scratch:
+        return padded_region(x, xp, starts, extents, fill)
     sizes = x.shape[1:-1]
     if all(0 <= st and st + e <= s for st, e, s in zip(starts, extents, sizes, strict=True)):
         inner = (slice(st, st + e) for st, e in zip(starts, extents, strict=True))
         return x[(slice(None), *inner, slice(None))]
-    shape = (x.shape[0], *extents, x.shape[-1])
-    if scratch:
-        out = workspace(xp, math.prod(shape), x.dtype, "region").reshape(shape)
-        out.fill(fill)
-    else:
-        out = xp.full(shape, fill, dtype=x.dtype)
+    out = xp.full((x.shape[0], *extents, x.shape[-1]), fill, dtype=x.dtype)
     dst, src = [slice(None)], [slice(None)]
     for st, e, s in zip(starts, extents, sizes, strict=True):
         lo, hi = max(st, 0), min(st + e, s)
@@ -544,51 +524,33 @@ def _row_offset(info: ConvInfo, rs: slice) -> int:
     return rs.start * info.strides[0]
 
 
-def _im2col(win, bs: slice, rs: slice, xp, kkc: int):
-    """The column matrix of the windows of images ``bs``, output rows ``rs``: a copy into the
-    reusable workspace (a view when the windows are already laid out as rows)."""
-    block = win[bs, rs]
-    nrows = block.size // kkc if kkc else 0
-    cols = workspace(xp, block.size, block.dtype)
-    xp.copyto(cols.reshape(block.shape), block)
-    return cols.reshape(nrows, kkc)
-
-
 def conv_forward(x, w, info: ConvInfo, xp):
-    """``x`` [N, *S, Cin] (channels last), ``w`` [*K, Cin, Cout] -> [N, *O, Cout]: one GEMM
-    per cache-sized chunk of im2col rows (float64 for integer inputs, else float32)."""
+    """``x`` [N, *S, Cin] (channels last), ``w`` [*K, Cin, Cout] -> [N, *O, Cout]: batched GEMMs
+    over row bands of the padded input (conv_gemm; float64 for integer inputs, else float32)."""
     ctype = xp.float64 if x.dtype.kind in "iub" else xp.float32
     x, w = x.astype(ctype, copy=False), w.astype(ctype, copy=False)
     n, cout = x.shape[0], w.shape[-1]
     if x.size == 0 or w.size == 0 or math.prod(info.out_sizes) == 0:
         return xp.zeros((n, *info.out_sizes, cout), dtype=ctype)
-    out = xp.empty((n, *info.out_sizes, cout), dtype=ctype)
     kkc = math.prod(info.filter_sizes) * w.shape[-2]
-    wm = w.reshape(kkc, cout)
     if kkc == x.shape[-1] and all(s == 1 for s in info.strides) and not any(info.pad_before):
         if list(x.shape[1:-1]) == info.out_sizes:  # 1x1 filter, stride 1: x is the column matrix
-            return xp.matmul(x.reshape(-1, kkc), wm).reshape(out.shape)
-    starts, ext = _extents(info)
-    win = _windows(_region(x, xp, starts, ext, 0, scratch=True), xp, info)
-    for bs, rs in _chunks(n, info.out_sizes, kkc):
-        cols = _im2col(win, bs, rs, xp, kkc)
-        xp.matmul(cols, wm, out=out[bs, rs].reshape(cols.shape[0], cout))
-    return out
+            return xp.matmul(x.reshape(-1, kkc), w.reshape(kkc, cout)).reshape(
+                n, *info.out_sizes, cout
+            )
+    out = xp.empty((n, *info.out_sizes, cout), dtype=ctype)
+    region = padded_region(x, xp, *_extents(info))
+    return conv_gemm.forward(region, xp.ascontiguousarray(w), info, xp, out)
 
 
 def conv_backprop_filter(x, dy, info: ConvInfo, xp):
     """dL/dw for ``conv_forward`` (dilation 1, as TF.js's kernels): [*K, Cin, Cout]."""
     x, dy = as_float32(x, xp), as_float32(fit_dy(dy, xp, info), xp)
     cin, cout = x.shape[-1], dy.shape[-1]
-    kkc = math.prod(info.filter_sizes) * cin
-    dw = xp.zeros((kkc, cout), dtype=xp.float32)
-    if dy.size and x.size:
-        starts, ext = _extents(info)
-        win = _windows(_region(x, xp, starts, ext, 0, scratch=True), xp, info)
-        for bs, rs in _chunks(x.shape[0], info.out_sizes, kkc):
-            cols = _im2col(win, bs, rs, xp, kkc)
-            dw += cols.T @ dy[bs, rs].reshape(cols.shape[0], cout)
-    return dw.reshape(*info.filter_sizes, cin, cout)
+    if not (dy.size and x.size):
+        return xp.zeros((*info.filter_sizes, cin, cout), dtype=xp.float32)
+    region = padded_region(x, xp, *_extents(info))
+    return conv_gemm.filter_grad(region, xp.ascontiguousarray(dy), info, xp)
 
 
 def _conv_transposed_stride1(dy, w, info: ConvInfo, xp):

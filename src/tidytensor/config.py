@@ -53,13 +53,18 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 
 def list_logical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    return [PhysicalDevice(f"/device:{d.device_type}:0", d.device_type) for d in list_physical_devices(device_type)]
+    return [
+        PhysicalDevice(f"/device:{d.device_type}:0", d.device_type)
+        for d in list_physical_devices(device_type)
+    ]
 
 
 def _check_device(device: Any) -> None:
     name = device.name if isinstance(device, PhysicalDevice) else str(device)
     if not any(name.endswith(f"{kind}:0") for kind in ("CPU", "GPU")):
-        raise InvalidArgumentError(f"Unknown device {name!r}; tidytensor has one device, {_device_type()}:0")
+        raise InvalidArgumentError(
+            f"Unknown device {name!r}; tidytensor has one device, {_device_type()}:0"
+        )
 
 
 def set_memory_limit(limit_bytes: int | None) -> None:
@@ -68,7 +73,9 @@ def set_memory_limit(limit_bytes: int | None) -> None:
     largest live tensors with their creation sites; nothing is changed and the program can
     free memory and go on. ``None`` removes the cap."""
     if limit_bytes is not None and (not isinstance(limit_bytes, (int, float)) or limit_bytes < 0):
-        raise InvalidArgumentError(f"set_memory_limit() takes a number of bytes >= 0 or None, got {limit_bytes!r}")
+        raise InvalidArgumentError(
+            f"set_memory_limit() takes a number of bytes >= 0 or None, got {limit_bytes!r}"
+        )
     ENGINE.set_memory_limit(limit_bytes)
 
 
@@ -76,11 +83,15 @@ def get_memory_limit() -> int | None:
     return ENGINE.memory_limit
 
 
-def set_logical_device_configuration(device: Any, logical_devices: list[LogicalDeviceConfiguration]) -> None:
+def set_logical_device_configuration(
+    device: Any, logical_devices: list[LogicalDeviceConfiguration]
+) -> None:
     """TF's spelling of a memory cap: ``[LogicalDeviceConfiguration(memory_limit=MB)]``."""
     _check_device(device)
     if not isinstance(logical_devices, (list, tuple)) or len(logical_devices) != 1:
-        raise InvalidArgumentError("tidytensor supports exactly one logical device configuration per device")
+        raise InvalidArgumentError(
+            "tidytensor supports exactly one logical device configuration per device"
+        )
     mb = logical_devices[0].memory_limit
     set_memory_limit(None if mb is None else int(mb * 1024 * 1024))
 
@@ -89,7 +100,7 @@ def get_memory_info(device: Any = "CPU:0") -> dict[str, int | None]:
     """``{'current', 'peak'}`` bytes of live tensor buffers (as TF), plus ``'limit'``."""
     _check_device(device)
     state = ENGINE.state
-    return {"current": state.buffer_bytes, "peak": state.peak_bytes, "limit": ENGINE.memory_limit}
+    return {"current": state.buffer_bytes, "peak": ENGINE.peak_bytes, "limit": ENGINE.memory_limit}
 
 
 def reset_memory_stats(device: Any = "CPU:0") -> None:

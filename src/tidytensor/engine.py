@@ -121,7 +121,7 @@ class EngineState:
         "num_bytes",
         "buffer_bytes",
         "peak_bytes",
-        "watermark",
+        "byte_limit",
         "leaked",
         "next_scope_id",
         "taping",
@@ -138,9 +138,11 @@ class EngineState:
         self.num_bytes = 0
         #: Bytes of live buffers, each counted once (num_bytes counts every handle's view).
         self.buffer_bytes = 0
+        #: The peak of buffer_bytes up to its last decrease (``Engine.peak_bytes`` adds the
+        #: present): kept on the free path, so making a buffer never pays for it.
         self.peak_bytes = 0
-        #: buffer_bytes above which a new buffer takes the slow path: min(peak, limit).
-        self.watermark = 0
+        #: buffer_bytes above which a new buffer is refused: the memory limit, or infinity.
+        self.byte_limit = math.inf
         #: Handles garbage-collected undisposed (TF.js would leak them silently).
         self.leaked: list[LeakedTensor] = []
         self.next_scope_id = 0
@@ -327,8 +329,8 @@ class Engine:
         if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
             # One in-place add: with the GIL, another thread cannot interleave inside it.
             state.buffer_bytes += data_id.nbytes
-            if state.buffer_bytes > state.watermark:
-                self._new_peak_or_over_budget(data_id, shape, dtype)
+            if state.buffer_bytes > state.byte_limit:
+                self._over_budget(data_id, shape, dtype)
             state.num_data_buffers += 1
         t = _new_tensor(Tensor)  # Tensor.__init__ written out: this is the per-op hot path
         t.id = next(_tensor_ids)
@@ -383,37 +385,35 @@ class Engine:
                 state.num_string_tensors -= 1
         if data_id.backend.dispose_data(data_id):
             state.num_data_buffers -= 1
-            state.buffer_bytes -= data_id.nbytes
+            live = state.buffer_bytes
+            if live > state.peak_bytes:
+                state.peak_bytes = live
+            state.buffer_bytes = live - data_id.nbytes
 
-    def _new_peak_or_over_budget(self, data_id: Any, shape: tuple, dtype: str) -> None:
-        """A fresh buffer took live buffer bytes past their peak: record the peak, or, past
-        the memory limit, free the buffer, take its bytes back and raise (nothing else was
-        counted yet)."""
+    def _over_budget(self, data_id: Any, shape: tuple, dtype: str) -> None:
+        """A fresh buffer took live buffer bytes past the memory limit: free it, take its
+        bytes back and raise (nothing else was counted yet)."""
         state = self.state
-        limit = self.memory_limit
         live = state.buffer_bytes
-        if limit is not None and live > limit:
-            state.buffer_bytes -= data_id.nbytes
-            data_id.backend.dispose_data(data_id, True)
-            raise ResourceExhaustedError(
-                _budget_message(data_id.nbytes, shape, dtype, limit, live - data_id.nbytes)
-            )
-        state.peak_bytes = live
-        state.watermark = live if limit is None else min(live, limit)
+        state.buffer_bytes -= data_id.nbytes
+        data_id.backend.dispose_data(data_id, True)
+        raise ResourceExhaustedError(
+            _budget_message(data_id.nbytes, shape, dtype, self.memory_limit, live - data_id.nbytes)
+        )
 
     def set_memory_limit(self, limit: int | None) -> None:
         """Caps the bytes of live tensor buffers (None: no cap)."""
         self.memory_limit = None if limit is None else int(limit)
-        self._reset_watermark()
+        self.state.byte_limit = math.inf if limit is None else self.memory_limit
+
+    @property
+    def peak_bytes(self) -> int:
+        """The most bytes of live tensor buffers since the last ``reset_memory_stats``."""
+        state = self.state
+        return max(state.peak_bytes, state.buffer_bytes)
 
     def reset_memory_stats(self) -> None:
         self.state.peak_bytes = self.state.buffer_bytes
-        self._reset_watermark()
-
-    def _reset_watermark(self) -> None:
-        state = self.state
-        limit = self.memory_limit
-        state.watermark = state.peak_bytes if limit is None else min(state.peak_bytes, limit)
 
     # ================================================================ leaks
     def record_leak(self, t: Tensor) -> None:
@@ -645,10 +645,13 @@ class Engine:
 
         def capture(frame: Any) -> Any:
             code = frame.f_code
+            by_offset = site_table.get(code)  # only user code has sites
+            if by_offset is not None:
+                site = by_offset.get(frame.f_lasti)
+                if site is not None:
+                    return site
             if internal.get(code) is False:
-                by_offset = site_table.get(code)
-                site = by_offset.get(frame.f_lasti) if by_offset is not None else None
-                return site or sites.site_of(code, frame.f_lasti)
+                return sites.site_of(code, frame.f_lasti)
             return user_site(3)
 
         def op_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -720,7 +723,10 @@ class Engine:
             ctx = get_context(None) or current_context()
             if ctx.site is not None or not engine.track_sites:
                 return run_checked(fast_kernel, args, None)
-            ctx.site = capture(getframe(1))
+            frame = getframe(1)  # capture() written out: the per-op hot path
+            by_offset = site_table.get(frame.f_code)
+            site = by_offset.get(frame.f_lasti) if by_offset is not None else None
+            ctx.site = site if site is not None else capture(frame)
             try:
                 return run_checked(fast_kernel, args, None)
             finally:
@@ -992,7 +998,7 @@ class Engine:
         for v in list(self.state.registered_variables.values()):
             v.dispose()
         self.state = EngineState()
-        self._reset_watermark()
+        self.set_memory_limit(self.memory_limit)
         for name, instance in self._registry.items():
             self._dispose_backend(name, instance)
         self._registry.clear()

@@ -13,47 +13,24 @@ from ... import kernel_names_optimizers as ko
 __all__ = ["KERNELS"]
 
 
-def adam_update(
-    value,
-    gradient,
-    m,
-    v,
-    one_minus_acc_beta1,
-    one_minus_acc_beta2,
-    beta1,
-    one_minus_beta1,
-    beta2,
-    one_minus_beta2,
-    epsilon,
-    neg_lr,
-    *,
-    xp,
-):
+def adam_update(value, gradient, m, v, *scalars, xp):
     """``m' = m b1 + g (1 - b1)``; ``v' = v b2 + g^2 (1 - b2)``;
-    ``w' = (m' / (1 - accB1)) / (sqrt(v' / (1 - accB2)) + eps) * -lr + w``."""
-    if (
-        not value.shape
-    ):  # a scalar variable: work on one-element arrays (NumPy scalars take no out=)
-        one = (1,)
-        value, gradient, m, v = (xp.reshape(a, one) for a in (value, gradient, m, v))
-        return [
-            o.reshape(())
-            for o in adam_update(
-                value,
-                gradient,
-                m,
-                v,
-                one_minus_acc_beta1,
-                one_minus_acc_beta2,
-                beta1,
-                one_minus_beta1,
-                beta2,
-                one_minus_beta2,
-                epsilon,
-                neg_lr,
-                xp=xp,
-            )
-        ]
+    ``w' = (m' / (1 - accB1)) / (sqrt(v' / (1 - accB2)) + eps) * -lr + w``.
+
+    ``scalars``: 1 - accB1, 1 - accB2, b1, 1 - b1, b2, 1 - b2, eps, -lr (float32)."""
+    if not value.shape:  # a scalar variable: one-element arrays (NumPy scalars take no out=)
+        arrays = (xp.reshape(a, (1,)) for a in (value, gradient, m, v))
+        return [o.reshape(()) for o in adam_update(*arrays, *scalars, xp=xp)]
+    (
+        one_minus_acc_beta1,
+        one_minus_acc_beta2,
+        beta1,
+        one_minus_beta1,
+        beta2,
+        one_minus_beta2,
+        epsilon,
+        neg_lr,
+    ) = scalars
     scratch = xp.multiply(gradient, one_minus_beta1)
     new_m = xp.multiply(m, beta1)
     xp.add(new_m, scratch, out=new_m)

@@ -20,6 +20,7 @@ Where it differs from TF.js 4.22 (on purpose, and documented here):
 from __future__ import annotations
 
 import csv as _csv
+import encodings.utf_8_sig  # noqa: F401  (the codec every read uses, loaded once with the module)
 import io
 import math
 import os

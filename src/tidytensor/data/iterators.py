@@ -11,6 +11,11 @@ The consumer calls :meth:`LazyIterator.next` (TF.js's ``{value, done}``, here an
 stream, an error, or the iterator being garbage-collected after a ``break``) closes the
 whole chain, so an early stop leaves no tensors behind. An error raised while producing an
 element closes the chain too and then propagates.
+
+Rows of plain numbers (dicts, lists and tuples of Python floats, ints and bools that only
+the pipeline holds) are kept packed, 4 or 8 bytes a number, in ``shuffle``'s buffer and
+while ``batch`` gathers them (see :mod:`._packed`); a ``batch`` right after a ``shuffle``
+takes its rows packed, never rebuilding them as objects.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from ..engine import ENGINE
 from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..tensor import Tensor
 from ._async import LoopThread
+from ._packed import PACKED, PackedBatch, PackedRows, Schema
 from ._structure import (
     END,
     adopt,
@@ -300,14 +306,16 @@ def _map_element(value: Any, scope_name: str, call: Callable[[Any], Any]) -> Any
     """``call(value)`` in a scope of its own: the result is kept and the element's other
     tensors are disposed (all of them when ``call`` raises)."""
     inputs = tensors_of(value)
-    ENGINE.start_scope(scope_name)
+    scope = ENGINE.start_scope(scope_name)
     try:
         out = call(value)
     except BaseException:
         ENGINE.end_scope(None)
         dispose_value(inputs)
         raise
-    ENGINE.end_scope(out)
+    # A scope that tracked nothing has nothing to free or to hand on: skip walking the
+    # result for its tensors (plain rows of numbers make none).
+    ENGINE.end_scope(out if scope.track else None)
     dispose_except(inputs, out)
     return out
 
@@ -448,6 +456,15 @@ class SkipIterator(_Stage):
 
 # ====================================================================== many-to-one, one-to-many
 class BatchIterator(_Stage):
+    """Groups ``batch_size`` rows into one element. Plain rows (numbers in dicts, lists
+    and tuples that only the pipeline holds) are packed into ``block`` as they arrive
+    instead of being kept as objects, and batched from it; see :mod:`._packed`.
+
+    Right before a ``prefetch`` (``slots`` > 1), a batch of packed rows is handed over
+    as a :class:`PackedBatch` whose tensors the consumer's thread makes as it takes it:
+    ``block`` then holds ``slots`` batches' rows, one slot per batch the prefetch stage
+    may still hold (its buffer, the one being put, the one being taken)."""
+
     STAGE = "Batch"
 
     def __init__(self, upstream: LazyIterator, batch_size: int, small_last_batch: bool):
@@ -455,27 +472,85 @@ class BatchIterator(_Stage):
         self.batch_size = batch_size
         self.small_last_batch = small_last_batch
         self.exhausted = False
+        self.block: PackedRows | None = None
+        self.slots = 1
+        self.slot = 0
+        self.schema_tries = _SCHEMA_TRIES
+        if type(upstream) is ShuffleIterator:
+            upstream.for_batch = True  # its rows are only ever batched (by this stage)
 
     def _next(self) -> Any:
         if self.exhausted:
             return END
-        rows: list[Any] = []
+        objects: dict[int, Any] = {}
+        offset = self.slot * self.batch_size
         try:
-            while len(rows) < self.batch_size:
-                value = self.upstream._pull()
-                if value is END:
+            if type(self.upstream) is ShuffleIterator:
+                n = self.upstream._pull_rows(self.batch_size, objects, self, offset)
+                if n < self.batch_size:
                     self.exhausted = True
-                    break
-                rows.append(value)
-            if not rows or (len(rows) < self.batch_size and not self.small_last_batch):
-                dispose_value(rows)
+            else:
+                n = self._pull_rows(objects, offset)
+            if n == 0 or (n < self.batch_size and not self.small_last_batch):
+                dispose_value(list(objects.values()))
                 return END
-            out = ENGINE.tidy("Dataset.batch", lambda: batch_rows(rows))
+            block = self.block
+            if block is not None and not objects and self.slots > 1:
+                self.slot = (self.slot + 1) % self.slots
+                return PackedBatch(block.schema, block.array[offset : offset + n])
+            out = ENGINE.tidy("Dataset.batch", lambda: _batch(n, objects, block, offset))
         except BaseException:
-            dispose_value(rows)
+            dispose_value(list(objects.values()))
             raise
-        dispose_except(tensors_of(rows), out)
+        if objects:
+            dispose_except(tensors_of(list(objects.values())), out)
         return out
+
+    def new_block(self, schema: Schema) -> PackedRows:
+        """This stage's packed rows, for ``schema``: ``slots`` batches of them."""
+        self.block = PackedRows(schema, self.slots * self.batch_size, True, self.slots > 1)
+        return self.block
+
+    def _pull_rows(self, objects: dict[int, Any], offset: int) -> int:
+        """Pulls up to ``batch_size`` rows: row ``i`` is packed as row ``offset + i`` of
+        ``block``, or else kept as ``objects[i]``. Returns how many were pulled."""
+        block = self.block
+        n = 0
+        while n < self.batch_size:
+            value = self.upstream._pull()
+            if value is END:
+                self.exhausted = True
+                break
+            if block is None and self.schema_tries > 0:
+                schema = _schema_of(value, self)
+                if schema is not None:
+                    block = self.new_block(schema)
+            if block is None or not block.put(offset + n, value):
+                objects[n] = value
+            n += 1
+        return n
+
+
+_SCHEMA_TRIES = 8  # rows tried for a packing schema before a stage gives up on packing
+
+
+def _schema_of(value: Any, stage: Any) -> Schema | None:
+    """The packing schema of rows shaped like ``value`` (None where it is no plain row;
+    after ``_SCHEMA_TRIES`` such rows, ``stage`` stops trying)."""
+    schema = Schema.of(value)
+    if schema is None:
+        stage.schema_tries -= 1
+    return schema
+
+
+def _batch(n: int, objects: dict[int, Any], block: PackedRows | None, offset: int) -> Any:
+    """``batch_rows`` of ``n`` rows: row ``i`` is ``objects[i]``, or else packed as row
+    ``offset + i`` of ``block``."""
+    if block is None:
+        return batch_rows([objects[i] for i in range(n)])
+    if not objects:
+        return block.schema.batch(block.array[offset : offset + n])
+    return batch_rows([objects[i] if i in objects else block.get(offset + i) for i in range(n)])
 
 
 class UnbatchIterator(_Stage):
@@ -509,7 +584,11 @@ class UnbatchIterator(_Stage):
 
 
 class ShuffleIterator(_Stage):
-    """Samples uniformly from a buffer of ``buffer_size`` upstream elements."""
+    """Samples uniformly from a buffer of ``buffer_size`` upstream elements.
+
+    Plain rows are buffered packed (see :mod:`._packed`): once ``store`` exists, buffer
+    position ``i`` is row ``i`` of it unless ``objects`` holds the element at ``i``.
+    Before that, ``buffer`` lists the elements."""
 
     STAGE = "Shuffle"
 
@@ -517,29 +596,103 @@ class ShuffleIterator(_Stage):
         self.upstream = upstream
         self.buffer_size = buffer_size
         self.random = random.Random(seed)
+        self.count = 0  # elements buffered
         self.buffer: list[Any] = []
+        self.store: PackedRows | None = None
+        self.objects: dict[int, Any] = {}
+        self.schema_tries = _SCHEMA_TRIES
+        # Set by a ``batch`` stage right after this one: then only ``_pull_rows`` reads the
+        # buffer, and packed rows may be stored rounded to float32 (see PackedRows).
+        self.for_batch = False
         self.exhausted = False
+        self._unpacked: Any = None
 
-    def _next(self) -> Any:
-        buffer = self.buffer
-        while not self.exhausted and len(buffer) < self.buffer_size:
+    def _fill(self) -> None:
+        while not self.exhausted and self.count < self.buffer_size:
             value = self.upstream._pull()
             if value is END:
                 self.exhausted = True
                 self.upstream.close()
                 break
-            buffer.append(value)
-        if not buffer:
+            store = self.store
+            if store is None and self.schema_tries > 0:
+                schema = _schema_of(value, self)
+                if schema is not None:
+                    store = self.store = PackedRows(schema, self.buffer_size, self.for_batch)
+                    self.objects = dict(enumerate(self.buffer))
+                    self.buffer = []
+            if store is None:
+                self.buffer.append(value)
+            elif not store.put(self.count, value):
+                self.objects[self.count] = value
+            self.count += 1
+
+    def _draw(self, take_row: Callable[[int], None]) -> Any:
+        """Removes a random element and returns it, or PACKED after ``take_row(i)`` has
+        read its packed row ``i``; END when the buffer is empty. The last element moves to
+        the drawn one's place."""
+        self._fill()
+        if self.count == 0:
             return END
-        i = self.random.randrange(len(buffer))
-        buffer[i], buffer[-1] = buffer[-1], buffer[i]
-        return buffer.pop()
+        last = self.count - 1
+        i = self.random.randrange(self.count)
+        self.count = last
+        if self.store is None:
+            buffer = self.buffer
+            item = buffer[i]
+            buffer[i] = buffer[last]
+            buffer.pop()
+            return item
+        objects = self.objects
+        item = objects.pop(i, PACKED)
+        if item is PACKED:
+            take_row(i)
+        if i != last:
+            moved = objects.pop(last, PACKED)
+            if moved is PACKED:
+                self.store.move(last, i)
+            else:
+                objects[i] = moved
+        return item
+
+    def _next(self) -> Any:
+        item = self._draw(self._unpack_row)
+        if item is PACKED:
+            item, self._unpacked = self._unpacked, None
+        return item
+
+    def _unpack_row(self, i: int) -> None:
+        self._unpacked = self.store.get(i)  # type: ignore[union-attr]
+
+    def _pull_rows(self, n: int, objects: dict[int, Any], batch: BatchIterator, offset: int) -> int:
+        """Up to ``n`` draws (fewer at the end of the stream), as ``n`` calls of ``_next``
+        would make them, for ``batch``: draw ``i`` is packed as row ``offset + i`` of its
+        ``block``, or else kept as ``objects[i]``. Returns how many were drawn."""
+        if self._closed:
+            return 0
+        count = 0
+
+        def take_row(i: int) -> None:
+            store: PackedRows = self.store  # type: ignore[assignment]  # a packed row was drawn
+            block = batch.block or batch.new_block(store.schema)
+            store.copy_to(i, block, offset + count)
+
+        while count < n:
+            item = self._draw(take_row)
+            if item is END:
+                break
+            if item is not PACKED:
+                objects[count] = item
+            count += 1
+        return count
 
     def _close(self) -> None:
         try:
             self.upstream.close()
         finally:
-            held, self.buffer = self.buffer, []
+            held = self.buffer + list(self.objects.values())
+            self.buffer, self.objects, self.count = [], {}, 0
+            self.store = None
             dispose_value(held)
 
 
@@ -628,6 +781,10 @@ class PrefetchIterator(_Stage):
         self.buffer_size = buffer_size
         self.channel = _Channel(buffer_size)
         self.thread: threading.Thread | None = None
+        if type(upstream) is BatchIterator:
+            # Batches of plain rows cross over packed; the consumer makes their tensors.
+            # Slots: the channel's, the batch being put, and the one being taken.
+            upstream.slots = buffer_size + 2
 
     def _next(self) -> Any:
         if self.thread is None:
@@ -641,6 +798,8 @@ class PrefetchIterator(_Stage):
             )
             self.thread.start()
         item = self.channel.get()
+        if type(item) is PackedBatch:
+            return ENGINE.tidy("Dataset.batch", item.tensors)
         if isinstance(item, _Raised):
             _note(item.exc, "(raised in the dataset's prefetch thread)")
             raise item.exc

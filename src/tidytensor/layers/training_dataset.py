@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from .. import ops
+from ..engine import tensors_in
 from ..scopes import dispose, tidy
 from ..tensor import Tensor
 from .callbacks import History, configure_callbacks, standardize_callbacks
@@ -312,7 +313,7 @@ def fit_dataset(
                         outs = train_function(ins)
                     finally:
                         dispose(
-                            _tensors_in(value) + made + [t for t in ins if isinstance(t, Tensor)]
+                            tensors_in(value) + made + [t for t in ins if isinstance(t, Tensor)]
                         )
                     for label, number in zip(out_labels, _numbers(outs), strict=False):
                         batch_logs[label] = number
@@ -357,23 +358,6 @@ def fit_dataset(
         dispose(val_made)
 
 
-def _tensors_in(value: Any) -> list[Tensor]:
-    out: list[Tensor] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, Tensor):
-            out.append(v)
-        elif isinstance(v, dict):
-            for item in v.values():
-                walk(item)
-        elif isinstance(v, (list, tuple)):
-            for item in v:
-                walk(item)
-
-    walk(value)
-    return out
-
-
 def evaluate_dataset(
     model: Any, dataset: Any, batches: int | None = None, verbose: int | None = None
 ) -> Any:
@@ -403,7 +387,7 @@ def evaluate_dataset(
                 try:
                     batch_outs = f(xs + ys)
                 finally:
-                    dispose(_tensors_in(value) + made)
+                    dispose(tensors_in(value) + made)
                 if batch == 0:
                     outs = [ops.scalar(0) for _ in batch_outs]
                 size = xs[0].shape[0]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import gradients as _register_gradients  # noqa: F401 - registers every GradConfig
+from . import kernel_names as k
 from . import kernel_registry
 from .engine import ENGINE, current_context, tensors_in
 from .errors import ArgumentTypeError, GradientError, InvalidArgumentError
@@ -72,6 +73,12 @@ def _save(tensors: list[Tensor]) -> list[Tensor]:
     functions run after its tape stops recording, so there nothing would ever follow them.
     """
     saved = []
+    if ENGINE.state.profiling:  # TF.js clones through the Identity kernel: profiles list it
+        for t in tensors:
+            clone = ENGINE.run_kernel(k.IDENTITY, (t,))
+            clone.kept = True
+            saved.append(clone)
+        return saved
     ctx = current_context()
     tape = ctx.tape if ctx.gradient_depth > 1 else None
     make_tensor = ENGINE._make_tensor

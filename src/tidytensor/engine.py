@@ -888,6 +888,10 @@ class Engine:
         outputs = [self._make_tensor(o[0], o[1], o[2], backend) for o in infos]
         if self.debug_mode:
             _check_finite(kernel_name, outputs, inputs, backend)
+        if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and self.record_tape is not None:
+            # Before the profile entry: as in TF.js, the kernel's entry comes after those of
+            # the Identity clones its gradient saves, and counts them.
+            self.record_tape(kernel_name, inputs, outputs, attrs)
         if state.profiling:
             scope = current_context().active
             state.profile_kernels.append(
@@ -906,8 +910,6 @@ class Engine:
                     start_time=start,
                 )
             )
-        if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and self.record_tape is not None:
-            self.record_tape(kernel_name, inputs, outputs, attrs)
         return outputs if type(out) is list else outputs[0]
 
     def _run_kernel_taped(

@@ -191,9 +191,15 @@ class ArrayBackend(Backend):
         }
 
     def dispose(self) -> None:
-        """Forgets every buffer: handles still pointing here read as disposed."""
+        """Forgets every buffer: handles still pointing here read as disposed. The kernels'
+        cached scratch arrays (``clear_buffer_pool`` of a family) go too."""
         self.alive = False
         self._num_ids = 0
+        for family in FAMILIES:
+            module = importlib.import_module(f"{__package__}.xp_kernels.{family}")
+            clear = getattr(module, "clear_buffer_pool", None)
+            if clear is not None:
+                clear()
 
     # ------------------------------------------------------------------ kernels
     @classmethod

@@ -56,6 +56,11 @@ def workspace(xp, size: int, dtype, name: str = "cols"):
     return buf[:size]
 
 
+def clear_workspaces() -> None:
+    """Drops the calling thread's scratch buffers (another thread's go when it ends)."""
+    _SCRATCH.__dict__.clear()
+
+
 def padded_region(x, xp, starts, extents, fill=0):
     """``a[:, i, ...] = x[:, starts + i, ...]`` over ``extents``, ``fill`` outside ``x``: a view
     of ``x`` when the windows stay inside it, else a workspace copy of which only the border

@@ -27,6 +27,12 @@ from . import conv_gemm
 from .arithmetic import from_double
 from .conv_gemm import padded_region, workspace
 
+
+def clear_buffer_pool() -> None:
+    """Drops the convolution kernels' cached scratch buffers (this thread's)."""
+    conv_gemm.clear_workspaces()
+
+
 #: Elements of one im2col chunk: small enough to stay in L2 between the copy and the GEMM.
 COL_CHUNK = 1 << 18
 

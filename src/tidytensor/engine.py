@@ -188,6 +188,9 @@ class Engine:
         self.backend_name: str | None = None
         self._backend: Any = None
         self._kernels: dict[str, Callable] = {}
+        #: Two-input kernels' shortcuts for buffers already of their tensors' shape and dtype
+        #: (``XpKernel.bind_same_shape``), used by the fast op path.
+        self._same_shape_kernels: dict[str, Callable] = {}
         #: True when kernels must go through the instrumented path (profiling, tape, checks).
         self._slow = False
         #: True when a gradient tape is the only reason for the instrumented path.
@@ -287,11 +290,17 @@ class Engine:
         name = self.backend_name
         backend = self._backend
         table = {}
+        same_shape = {}
         for config in kernel_registry.get_kernels_for_backend(name):
             if setup and config.setup_func is not None:
                 config.setup_func(backend)
             table[config.kernel_name] = _bind(config.kernel_func, backend)
+            bind_same_shape = getattr(config.kernel_func, "bind_same_shape", None)
+            fast = bind_same_shape(backend) if bind_same_shape is not None else None
+            if fast is not None:
+                same_shape[config.kernel_name] = fast
         self._kernels = table
+        self._same_shape_kernels = same_shape
 
     def _on_kernels_changed(self, backend_name: str) -> None:
         if backend_name == self.backend_name and self._backend is not None:
@@ -322,9 +331,16 @@ class Engine:
         return self._make_tensor(data_id, shape, dtype, backend)
 
     def _make_tensor(
-        self, data_id: Any, shape: tuple[int, ...], dtype: str, backend: Any
+        self,
+        data_id: Any,
+        shape: tuple[int, ...],
+        dtype: str,
+        backend: Any,
+        ctx: ScopeContext | None = None,
+        site: Any = None,
     ) -> Tensor:
-        """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``)."""
+        """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``). The fast
+        op path passes the calling thread's ``ctx`` and the user's ``site`` it already has."""
         state = self.state
         if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
             # One in-place add: with the GIL, another thread cannot interleave inside it.
@@ -349,14 +365,17 @@ class Engine:
             )
             if dtype == STRING:
                 state.num_string_tensors += 1
-        ctx = _get_context(None) or current_context()
+        if ctx is None:
+            ctx = _get_context(None) or current_context()
         scope = ctx.active
         if scope is not None:
             scope.track.append(t)
             t.scope_id = scope.id
         else:
             t.scope_id = None
-        t._site = (ctx.site or sites.user_site(2)) if self.track_sites else None
+        if site is None and self.track_sites:
+            site = ctx.site or sites.user_site(2)
+        t._site = site
         return t
 
     def read_sync(self, t: Tensor, op_name: str) -> Any:
@@ -692,6 +711,7 @@ class Engine:
             return op_wrapper
 
         run_checked = self._run_checked
+        make_tensor = self._make_tensor
 
         def fast_op_wrapper(*args: Any, **kwargs: Any) -> Any:
             if len(args) == 2 and not kwargs:
@@ -721,12 +741,31 @@ class Engine:
             if not ok:
                 return op_wrapper(*args, **kwargs)
             ctx = get_context(None) or current_context()
-            if ctx.site is not None or not engine.track_sites:
+            site = ctx.site
+            if site is None and engine.track_sites:
+                frame = getframe(1)  # capture() written out: the per-op hot path
+                by_offset = site_table.get(frame.f_code)
+                site = by_offset.get(frame.f_lasti) if by_offset is not None else None
+                if site is None:
+                    site = capture(frame)
+            if len(args) == 2 and not engine._slow:
+                # Both buffers hold float32 arrays of the tensors' shape: the kernel's math and
+                # one new handle, nothing else.
+                fast = engine._same_shape_kernels.get(fast_kernel)
+                ra, rb = a.data_id, b.data_id
+                if (
+                    fast is not None
+                    and ra.shape is a._shape
+                    and rb.shape is b._shape
+                    and ra.dtype is FLOAT32
+                    and rb.dtype is FLOAT32
+                ):
+                    rec = fast(ra, rb)
+                    if rec is not None:
+                        return make_tensor(rec, rec.shape, rec.dtype, backend, ctx, site)
+            if ctx.site is not None or site is None:
                 return run_checked(fast_kernel, args, None)
-            frame = getframe(1)  # capture() written out: the per-op hot path
-            by_offset = site_table.get(frame.f_code)
-            site = by_offset.get(frame.f_lasti) if by_offset is not None else None
-            ctx.site = site if site is not None else capture(frame)
+            ctx.site = site
             try:
                 return run_checked(fast_kernel, args, None)
             finally:

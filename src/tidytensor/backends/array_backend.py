@@ -236,6 +236,36 @@ class XpKernel:
     def __call__(self, inputs: tuple, attrs: Any, backend: ArrayBackend) -> Any:
         return self.bind(backend)(inputs, attrs)
 
+    def bind_same_shape(self, backend: ArrayBackend) -> Callable[[Any, Any], Any] | None:
+        """For a two-input kernel: ``fast(ra, rb)`` on two buffer records that hold arrays of
+        the tensors' own shape and dtype (no reshape, no relabel), returning the output's
+        record, or None if the kernel raised (the caller then runs the general path, which
+        reports or retries). None for other arities."""
+        if _arity(self.fn) != 2:
+            return None
+        fn, xp, write = self.fn, backend.xp, backend.write_array
+        storage_dtype = DTYPE_OF_STORAGE.get
+
+        def fast(ra: DataId, rb: DataId) -> DataId | None:
+            try:
+                out = fn(ra.values, rb.values, xp=xp)
+                dtype = storage_dtype(out.dtype)
+            except Exception:
+                return None
+            if dtype is None or dtype == STRING:
+                return write(out)
+            backend._num_ids += 1
+            rec = _new_record(DataId)
+            rec.values = out
+            rec.refs = 1
+            rec.backend = backend
+            rec.shape = out.shape
+            rec.dtype = dtype
+            rec.nbytes = out.nbytes
+            return rec
+
+        return fast
+
     def bind(self, backend: ArrayBackend) -> Callable[[tuple, Any], Any]:
         fn, xp, write = self.fn, backend.xp, backend.write_array
         storage_dtype = DTYPE_OF_STORAGE.get

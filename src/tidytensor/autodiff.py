@@ -124,6 +124,7 @@ def _record(kernel_name: str, inputs: tuple, outputs: list[Tensor], attrs: Any) 
 
     tape.append(TapeNode(next(_node_ids), kernel_name, inputs, outputs, saved, gradient, attrs))
 
+
 ENGINE.record_tape = _record
 
 

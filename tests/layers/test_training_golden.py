@@ -467,6 +467,7 @@ def test_fit_dataset_and_evaluate_dataset_match_tfjs(pairs, cleanup):
 
 def test_fit_dataset_with_tidytensor_data(cleanup):
     import tidytensor.data as data
+
     case = RESULTS["fit_dataset"]
     model = cleanup(build(3, case["layers"]))
     set_weights(model, case["weights"])

@@ -236,6 +236,35 @@ class XpKernel:
     def __call__(self, inputs: tuple, attrs: Any, backend: ArrayBackend) -> Any:
         return self.bind(backend)(inputs, attrs)
 
+    @staticmethod
+    def _writer(backend: ArrayBackend) -> Callable[[Any], Any]:
+        """``write_one(out)``: a kernel's output stored as a new buffer record (a list or
+        tuple of outputs gives a list of records)."""
+        write = backend.write_array
+        storage_dtype = DTYPE_OF_STORAGE.get
+
+        def write_one(out: Any) -> Any:
+            # write_array written out for the common case of one numeric output.
+            try:
+                dtype = storage_dtype(out.dtype)
+            except AttributeError:
+                if isinstance(out, (list, tuple)):
+                    return [write(o) for o in out]
+                return write(out)
+            if dtype is None or dtype == STRING:
+                return write(out)
+            backend._num_ids += 1
+            rec = _new_record(DataId)
+            rec.values = out
+            rec.refs = 1
+            rec.backend = backend
+            rec.shape = out.shape
+            rec.dtype = dtype
+            rec.nbytes = out.nbytes
+            return rec
+
+        return write_one
+
     def bind_same_shape(self, backend: ArrayBackend) -> Callable[[Any, Any], Any] | None:
         """For a two-input kernel: ``fast(ra, rb)`` on two buffer records that hold arrays of
         the tensors' own shape and dtype (no reshape, no relabel), returning the output's
@@ -243,55 +272,19 @@ class XpKernel:
         reports or retries). None for other arities."""
         if _arity(self.fn) != 2:
             return None
-        fn, xp, write = self.fn, backend.xp, backend.write_array
-        storage_dtype = DTYPE_OF_STORAGE.get
+        fn, xp, write_one = self.fn, backend.xp, self._writer(backend)
 
         def fast(ra: DataId, rb: DataId) -> DataId | None:
             try:
                 out = fn(ra.values, rb.values, xp=xp)
-                dtype = storage_dtype(out.dtype)
             except Exception:
                 return None
-            if dtype is None or dtype == STRING:
-                return write(out)
-            backend._num_ids += 1
-            rec = _new_record(DataId)
-            rec.values = out
-            rec.refs = 1
-            rec.backend = backend
-            rec.shape = out.shape
-            rec.dtype = dtype
-            rec.nbytes = out.nbytes
-            return rec
+            return write_one(out)
 
         return fast
 
     def bind(self, backend: ArrayBackend) -> Callable[[tuple, Any], Any]:
-        fn, xp, write = self.fn, backend.xp, backend.write_array
-        storage_dtype = DTYPE_OF_STORAGE.get
-
-        def finish(out: Any) -> Any:
-            if isinstance(out, (list, tuple)):
-                return [write(o) for o in out]
-            return write(out)
-
-        def write_one(out: Any) -> Any:
-            # write_array written out for the common case of one numeric output.
-            try:
-                dtype = storage_dtype(out.dtype)
-            except AttributeError:
-                return finish(out)
-            if dtype is None or dtype == STRING:
-                return write(out)
-            backend._num_ids += 1
-            rec = _new_record(DataId)
-            rec.values = out
-            rec.refs = 1
-            rec.backend = backend
-            rec.shape = out.shape
-            rec.dtype = dtype
-            rec.nbytes = out.nbytes
-            return rec
+        fn, xp, write_one = self.fn, backend.xp, self._writer(backend)
 
         arity = _arity(fn)
         if arity == 1:
@@ -325,6 +318,6 @@ class XpKernel:
         def kernel(inputs: tuple, attrs: Any) -> Any:
             arrays = [backend.array(t) for t in inputs]
             out = fn(*arrays, xp=xp, **attrs) if attrs else fn(*arrays, xp=xp)
-            return finish(out)
+            return write_one(out)
 
         return kernel

@@ -7,6 +7,7 @@ datasets. ``size`` follows TF.js's rules: an ``int``, ``math.inf``, or ``None`` 
 
 from __future__ import annotations
 
+import abc
 import inspect
 import math
 import os
@@ -64,7 +65,7 @@ def _check_positive(value: Any, name: str, op: str) -> int:
     return value
 
 
-class Dataset:
+class Dataset(abc.ABC):
     """A re-iterable stream of elements (TF.js's ``tf.data.Dataset``).
 
     Elements are tensors, numbers, strings, bools, NumPy arrays, or dicts/lists/tuples of
@@ -87,12 +88,9 @@ class Dataset:
 
     size: int | float | None = None
 
+    @abc.abstractmethod
     def iterator(self) -> LazyIterator:
         """A fresh stream over this dataset's elements."""
-        # Abstract: every concrete subclass overrides this.
-        raise NotImplementedError(
-            f"{type(self).__name__} is a Dataset subclass and must implement iterator()"
-        )
 
     def __iter__(self) -> LazyIterator:
         return self.iterator()

@@ -20,6 +20,7 @@ takes its rows packed, never rebuilding them as objects.
 
 from __future__ import annotations
 
+import abc
 import inspect
 import itertools
 import random
@@ -55,7 +56,7 @@ class IteratorResult(NamedTuple):
     done: bool
 
 
-class LazyIterator:
+class LazyIterator(abc.ABC):
     """A stream of dataset elements. ``next()`` hands one element to the caller (who then
     owns its tensors: they join the caller's innermost scope, if any); ``close()`` ends
     the stream and disposes whatever the pipeline still holds."""
@@ -63,14 +64,11 @@ class LazyIterator:
     _closed = False
 
     # ------------------------------------------------------------------ subclass hooks
+    @abc.abstractmethod
     def _next(self) -> Any:
         """The next element, or END. Runs in the pipeline's scope context."""
-        # Abstract: every concrete subclass overrides this.
-        raise NotImplementedError(
-            f"{type(self).__name__} is a LazyIterator subclass and must implement _next()"
-        )
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         """Disposes this iterator's buffers and closes its upstreams."""
 
     def summary(self) -> str:
@@ -247,7 +245,7 @@ class GeneratorIterator(LazyIterator):
         self.count += 1
         return value
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         close = getattr(self.it, "close", None)
         if close is not None:
             close()
@@ -278,7 +276,7 @@ class AsyncGeneratorIterator(LazyIterator):
         self.count += 1
         return value
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         try:
             aclose = getattr(self.ait, "aclose", None)
             if aclose is not None:
@@ -298,7 +296,7 @@ class _Stage(LazyIterator):
     def summary(self) -> str:
         return f"{self.upstream.summary()} -> {self.STAGE}"
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         self.upstream.close()
 
 
@@ -369,7 +367,7 @@ class AsyncMapIterator(_Stage):
             out = self.loop.run(tidy_await(out, keep_result=True))
         return out
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         try:
             self.upstream.close()
         finally:
@@ -575,7 +573,7 @@ class UnbatchIterator(_Stage):
             self.queue.extend(rows)
         return self.queue.popleft()
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         try:
             self.upstream.close()
         finally:
@@ -686,7 +684,7 @@ class ShuffleIterator(_Stage):
             count += 1
         return count
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         try:
             self.upstream.close()
         finally:
@@ -805,7 +803,7 @@ class PrefetchIterator(_Stage):
             raise item.exc
         return item
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         leftover = self.channel.close()
         thread = self.thread
         if thread is None:
@@ -851,7 +849,7 @@ class ChainedIterator(LazyIterator):
                 self.factories = iter(())
                 return END
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         if self.current is not None:
             current, self.current = self.current, None
             current.close()
@@ -890,7 +888,7 @@ class ZipIterator(LazyIterator):
             values.append(value)
         return _rebuild(self.structure, values)
 
-    def _close(self) -> None:
+    def _close(self) -> None:  # noqa: B027 - optional hook: most iterators hold nothing
         errors = []
         for it in self.iterators:
             try:

@@ -13,6 +13,7 @@ as in ``model.json``.
 
 from __future__ import annotations
 
+import abc
 import math
 from typing import Any
 
@@ -38,16 +39,14 @@ __all__ = [
 ]
 
 
-class Activation(Serializable):
+class Activation(Serializable, metaclass=abc.ABCMeta):
     """Base class: ``apply(x)`` returns the activated tensor."""
 
     serialization_kind = "activation"
 
+    @abc.abstractmethod
     def apply(self, x: Tensor, *args: Any) -> Tensor:
-        # Abstract: every concrete subclass overrides this.
-        raise NotImplementedError(
-            f"{type(self).__name__} is an Activation subclass and must implement apply(x)"
-        )
+        """The activated tensor."""
 
     def __call__(self, x: Tensor, *args: Any) -> Tensor:
         return self.apply(x, *args)

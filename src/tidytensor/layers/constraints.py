@@ -12,6 +12,7 @@ spellings such as ``'max_norm'`` and ``'non_neg'`` too), or the class names.
 
 from __future__ import annotations
 
+import abc
 from typing import Any
 
 from .. import ops
@@ -49,16 +50,14 @@ def _l2_norms(w: Tensor, axis: int) -> Tensor:
     return ENGINE.tidy(lambda: ops.sqrt(ops.sum(ops.mul(w, w), axis, True)))
 
 
-class Constraint(Serializable):
+class Constraint(Serializable, metaclass=abc.ABCMeta):
     """Base class: ``apply(w)`` returns the constrained weight."""
 
     serialization_kind = "constraint"
 
+    @abc.abstractmethod
     def apply(self, w: Tensor) -> Tensor:
-        # Abstract: every concrete subclass overrides this.
-        raise NotImplementedError(
-            f"{type(self).__name__} is a Constraint subclass and must implement apply(w)"
-        )
+        """The constrained weight."""
 
     def __call__(self, w: Tensor) -> Tensor:
         return self.apply(w)

@@ -19,6 +19,7 @@ uniform values for it).
 
 from __future__ import annotations
 
+import abc
 import math
 from typing import Any
 
@@ -97,16 +98,14 @@ def _float_dtype(dtype: str | None, who: str) -> str:
     return dtype
 
 
-class Initializer(Serializable):
+class Initializer(Serializable, metaclass=abc.ABCMeta):
     """Base class: ``apply(shape, dtype)`` returns a new tensor of initial values."""
 
     serialization_kind = "initializer"
 
+    @abc.abstractmethod
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
-        # Abstract: every concrete subclass overrides this.
-        raise NotImplementedError(
-            f"{type(self).__name__} is an Initializer subclass and must implement apply(shape, dtype)"
-        )
+        """A new tensor of initial values of ``shape``."""
 
     def __call__(self, shape: Any, dtype: str | None = None) -> Tensor:
         return self.apply(shape, dtype)

@@ -12,6 +12,7 @@ serializes as ``{'class_name': 'L1L2', 'config': {'l1': ..., 'l2': ...}}``.
 
 from __future__ import annotations
 
+import abc
 from typing import Any
 
 from .. import ops
@@ -40,16 +41,14 @@ __all__ = [
 ]
 
 
-class Regularizer(Serializable):
+class Regularizer(Serializable, metaclass=abc.ABCMeta):
     """Base class: ``apply(x)`` returns a scalar penalty."""
 
     serialization_kind = "regularizer"
 
+    @abc.abstractmethod
     def apply(self, x: Tensor) -> Tensor:
-        # Abstract: every concrete subclass overrides this.
-        raise NotImplementedError(
-            f"{type(self).__name__} is a Regularizer subclass and must implement apply(x)"
-        )
+        """The scalar penalty of ``x``."""
 
     def __call__(self, x: Tensor) -> Tensor:
         return self.apply(x)

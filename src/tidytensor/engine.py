@@ -191,6 +191,9 @@ class Engine:
         #: Two-input kernels' shortcuts for buffers already of their tensors' shape and dtype
         #: (``XpKernel.bind_same_shape``), used by the fast op path.
         self._same_shape_kernels: dict[str, Callable] = {}
+        #: The kernels that ops made with ``fast_kernel`` run (the shortcuts above are bound
+        #: for these only).
+        self._fast_kernel_names: set[str] = set()
         #: True when kernels must go through the instrumented path (profiling, tape, checks).
         self._slow = False
         #: True when a gradient tape is the only reason for the instrumented path.
@@ -296,9 +299,10 @@ class Engine:
                 config.setup_func(backend)
             table[config.kernel_name] = _bind(config.kernel_func, backend)
             bind_same_shape = getattr(config.kernel_func, "bind_same_shape", None)
-            fast = bind_same_shape(backend) if bind_same_shape is not None else None
-            if fast is not None:
-                same_shape[config.kernel_name] = fast
+            if bind_same_shape is not None and config.kernel_name in self._fast_kernel_names:
+                fast = bind_same_shape(backend)
+                if fast is not None:
+                    same_shape[config.kernel_name] = fast
         self._kernels = table
         self._same_shape_kernels = same_shape
 
@@ -583,6 +587,13 @@ class Engine:
             )
         )
 
+    def may_fuse(self, gradient_depth: int = 0) -> bool:
+        """Whether library code may run one fused kernel (``Tidy...`` kernel names) in place of
+        TF.js's op-by-op kernels: not while ``tf.profile`` lists kernels one by one, nor inside
+        more than ``gradient_depth`` nested gradient calls (0: no tape is recording; 1: a
+        first-order tape may record the fused kernel, whose own gradient is not taped)."""
+        return not self.state.profiling and current_context().gradient_depth <= gradient_depth
+
     def pin_site(self) -> _PinnedSite:
         """``with ENGINE.pin_site():`` — library code that runs many ops for one user call
         (an optimizer step, a training batch) finds the user's line once, instead of every
@@ -709,6 +720,10 @@ class Engine:
             global _OP_WRAPPER_CODE
             _OP_WRAPPER_CODE = op_wrapper.__code__
             return op_wrapper
+        if fast_kernel not in self._fast_kernel_names:
+            self._fast_kernel_names.add(fast_kernel)
+            if self._backend is not None:  # an op made after the backend started
+                self._rebuild_kernel_table(setup=False)
 
         run_checked = self._run_checked
         make_tensor = self._make_tensor
@@ -811,6 +826,15 @@ class Engine:
             raise
         except Exception as exc:
             out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
+        tout = type(out)  # _adopt written out: the per-op hot path
+        if tout is tuple:
+            return self._make_tensor(out[0], out[1], out[2], backend)
+        if tout is not list:
+            return self._make_tensor(out, out.shape, out.dtype, backend)
+        return [self._make_tensor(*_info(o), backend) for o in out]
+
+    def _adopt(self, out: Any, backend: Any) -> Any:
+        """A kernel's output record(s) as new handle(s): a Tensor, or a list for a list."""
         tout = type(out)
         if tout is tuple:  # a view of an existing buffer
             return self._make_tensor(out[0], out[1], out[2], backend)
@@ -955,27 +979,12 @@ class Engine:
         self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
     ) -> Any:
         """``_run_kernel_instrumented`` when a gradient tape is all that watches kernels."""
+        result = self._adopt(self._call_kernel(kernel_name, kernel, inputs, attrs), self._backend)
         ctx = current_context()
-        ctx.kernel_depth += 1
-        try:
-            out = kernel(inputs, attrs)
-        except TidyTensorError:
-            raise
-        except Exception as exc:
-            out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
-        finally:
-            ctx.kernel_depth -= 1
-        backend = self._backend
-        tout = type(out)
-        if tout is tuple:  # a view of an existing buffer
-            outputs = [self._make_tensor(out[0], out[1], out[2], backend)]
-        elif tout is not list:  # a fresh buffer record
-            outputs = [self._make_tensor(out, out.shape, out.dtype, backend)]
-        else:
-            outputs = [self._make_tensor(*_info(o), backend) for o in out]
         if ctx.gradient_depth > 0 and ctx.kernel_depth == 0:
+            outputs = result if type(result) is list else [result]
             self.record_tape(kernel_name, inputs, outputs, attrs)
-        return outputs if tout is list else outputs[0]
+        return result
 
     #: Set by the autodiff module: records a kernel call on the active tape.
     record_tape: Callable | None = None

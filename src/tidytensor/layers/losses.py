@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import kernel_names_losses as kl
 from .. import ops
-from ..engine import ENGINE, current_context
+from ..engine import ENGINE
 from ..ops._op import run_kernel
 from ..scopes import tidy
 from ..tensor import Tensor
@@ -164,8 +164,7 @@ def logcosh(y_true: Tensor, y_pred: Tensor) -> Tensor:
 
 def _fusable(target: Any, output: Any) -> bool:
     """Whether a loss may run as its fused kernel (``kernel_names_losses.py``): float32
-    tensors of one shape, and nobody watching kernels one by one (``tf.profile`` lists
-    TF.js's kernels; a nested gradient call may differentiate the loss's gradient)."""
+    tensors of one shape, under at most a first-order tape (``Engine.may_fuse``)."""
     return (
         isinstance(target, Tensor)
         and isinstance(output, Tensor)
@@ -173,8 +172,7 @@ def _fusable(target: Any, output: Any) -> bool:
         and output.dtype == "float32"
         and target._shape == output._shape
         and len(output._shape) > 0
-        and not ENGINE.state.profiling
-        and current_context().gradient_depth <= 1
+        and ENGINE.may_fuse(1)
     )
 
 

@@ -72,7 +72,7 @@ class AdamOptimizer(Optimizer):
             one_minus_acc_beta2 = sub(1, self.acc_beta2)
             consts = None
             # One fused kernel per variable unless someone watches kernels one by one.
-            fused = not ENGINE.state.profiling and ENGINE.state.active_tape is None
+            fused = ENGINE.may_fuse()
             for i, name in enumerate(names):
                 value = registered_variable(name)
                 if i >= len(self.accumulated_first_moment):

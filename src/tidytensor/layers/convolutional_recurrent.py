@@ -29,31 +29,11 @@ from .convolutional import (
     normalize_array,
 )
 from .errors import LayersNotImplementedError, LayersValueError
-from .initializers import Initializer
-from .recurrent import RNN, LSTMCell, _make_cell, from_cell_config, generate_dropout_mask
+from .recurrent import RNN, LSTMCell, _make_cell, from_cell_config
 from .serialization import register_class
 from .utils import assert_positive_integer, get_exactly_one_shape, to_snake_case
 
 __all__ = ["conv_lstm2d", "conv_lstm2d_cell"]
-
-
-class _ConvForgetBias(Initializer):
-    """ConvLSTM2D's bias with ``unit_forget_bias``: the forget gate's block is ones."""
-
-    class_name = "CustomInit"
-
-    def __init__(self, base: Initializer, filters: int):
-        self.base = base
-        self.filters = filters
-
-    def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
-        def body() -> Tensor:
-            bias_i = self.base.apply([self.filters])
-            bias_f = ops.ones([self.filters])
-            bias_c_and_o = self.base.apply([self.filters * 2])
-            return K.concatenate([bias_i, bias_f, bias_c_and_o])
-
-        return ENGINE.tidy(body)
 
 
 @register_class
@@ -112,42 +92,11 @@ class ConvLSTM2DCell(LSTMCell):
                 f"{input_shape[channel_axis]}"
             )
         input_dim = input_shape[channel_axis]
-        kernel_shape = [*self.kernel_size, input_dim, self.filters * 4]
-        self.kernel = self.add_weight(
-            "kernel",
-            kernel_shape,
-            None,
-            self.kernel_initializer,
-            self.kernel_regularizer,
-            True,
-            self.kernel_constraint,
+        self._add_cell_weights(
+            [*self.kernel_size, input_dim, self.filters * 4],
+            [*self.kernel_size, self.filters, self.filters * 4],
+            [self.filters * 4],
         )
-        recurrent_shape = [*self.kernel_size, self.filters, self.filters * 4]
-        self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel",
-            recurrent_shape,
-            None,
-            self.recurrent_initializer,
-            self.recurrent_regularizer,
-            True,
-            self.recurrent_constraint,
-        )
-        if self.use_bias:
-            init = (
-                _ConvForgetBias(self.bias_initializer, self.filters)
-                if self.unit_forget_bias
-                else self.bias_initializer
-            )
-            self.bias = self.add_weight(
-                "bias",
-                [self.filters * 4],
-                None,
-                init,
-                self.bias_regularizer,
-                True,
-                self.bias_constraint,
-            )
-        self.built = True
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         def body() -> list[Tensor]:
@@ -157,18 +106,7 @@ class ConvLSTM2DCell(LSTMCell):
                 )
             training = bool(kwargs.get("training") or False)
             x, h_prev, c_prev = inputs[0], inputs[1], inputs[2]
-            if 0 < self.dropout < 1 and self.dropout_mask is None:
-                self.dropout_mask = generate_dropout_mask(
-                    lambda: ops.ones_like(x), self.dropout, training, 4, self.dropout_func
-                )
-            if 0 < self.recurrent_dropout < 1 and self.recurrent_dropout_mask is None:
-                self.recurrent_dropout_mask = generate_dropout_mask(
-                    lambda: ops.ones_like(h_prev),
-                    self.recurrent_dropout,
-                    training,
-                    4,
-                    self.dropout_func,
-                )
+            self._dropout_masks(x, h_prev, training, 4)
 
             def with_dropout(t: Tensor, mask: Any, index: int) -> Tensor:
                 if not mask or mask[index] is None:

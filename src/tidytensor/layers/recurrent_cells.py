@@ -149,6 +149,18 @@ class _StandardCell(RNNCell):
         self.recurrent_kernel = None
         self.bias = None
 
+    def _init_gate_activations(self, activation: Any, recurrent_activation: Any) -> None:
+        """GRUCell's and LSTMCell's ``activation`` and ``recurrent_activation``: ``_DEFAULT``
+        gives the class default, ``None`` means linear."""
+        self.activation = get_activation(
+            self.DEFAULT_ACTIVATION if activation is _DEFAULT else activation
+        )
+        self.recurrent_activation = get_activation(
+            self.DEFAULT_RECURRENT_ACTIVATION
+            if recurrent_activation is _DEFAULT
+            else recurrent_activation
+        )
+
     def _bias_initializer(self) -> Any:
         return self.bias_initializer
 
@@ -156,9 +168,16 @@ class _StandardCell(RNNCell):
         input_shape = get_exactly_one_shape(input_shape)
         input_dim = input_shape[-1]
         n = self.units * self.GATES
+        self._add_cell_weights([input_dim, n], [self.units, n], [n])
+
+    def _add_cell_weights(
+        self, kernel_shape: list[int], recurrent_shape: list[int], bias_shape: list[int]
+    ) -> None:
+        """Adds ``kernel``, ``recurrent_kernel`` and (with ``use_bias``) ``bias`` of these
+        shapes, and marks the cell built."""
         self.kernel = self.add_weight(
             "kernel",
-            [input_dim, n],
+            kernel_shape,
             None,
             self.kernel_initializer,
             self.kernel_regularizer,
@@ -167,7 +186,7 @@ class _StandardCell(RNNCell):
         )
         self.recurrent_kernel = self.add_weight(
             "recurrent_kernel",
-            [self.units, n],
+            recurrent_shape,
             None,
             self.recurrent_initializer,
             self.recurrent_regularizer,
@@ -177,7 +196,7 @@ class _StandardCell(RNNCell):
         if self.use_bias:
             self.bias = self.add_weight(
                 "bias",
-                [n],
+                bias_shape,
                 None,
                 self._bias_initializer(),
                 self.bias_regularizer,
@@ -366,14 +385,7 @@ class GRUCell(_StandardCell):
         super().__init__(**kwargs)
         if reset_after:
             raise LayersValueError("GRUCell does not support reset_after parameter set to true.")
-        self.activation = get_activation(
-            self.DEFAULT_ACTIVATION if activation is _DEFAULT else activation
-        )
-        self.recurrent_activation = get_activation(
-            self.DEFAULT_RECURRENT_ACTIVATION
-            if recurrent_activation is _DEFAULT
-            else recurrent_activation
-        )
+        self._init_gate_activations(activation, recurrent_activation)
         self._init_common(
             units,
             use_bias,
@@ -493,14 +505,7 @@ class LSTMCell(_StandardCell):
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
-        self.activation = get_activation(
-            self.DEFAULT_ACTIVATION if activation is _DEFAULT else activation
-        )
-        self.recurrent_activation = get_activation(
-            self.DEFAULT_RECURRENT_ACTIVATION
-            if recurrent_activation is _DEFAULT
-            else recurrent_activation
-        )
+        self._init_gate_activations(activation, recurrent_activation)
         self._init_common(
             units,
             use_bias,

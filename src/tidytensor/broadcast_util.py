@@ -11,8 +11,10 @@ def _sh(shape: tuple[int, ...] | list[int]) -> str:
 
 def assert_and_get_broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast shape of ``a`` and ``b``, or TF.js's error."""
-    if a == b:
+    if a == b or not b:
         return a
+    if not a:
+        return b
     out = []
     la, lb = len(a), len(b)
     for i in range(max(la, lb)):

@@ -202,6 +202,8 @@ class Engine:
         self.memory_limit: int | None = None
         self.warn_leaks = True
         self.debug_mode = False
+        #: Whether fused kernels may replace TF.js's op-by-op kernels (``may_fuse``).
+        self.fuse_kernels = True
         self.track_sites = True
         #: Held while the kernel leak detector counts the backend's buffers around a kernel,
         #: and by every other writer of buffers while the detector is on (other threads).
@@ -589,10 +591,15 @@ class Engine:
 
     def may_fuse(self, gradient_depth: int = 0) -> bool:
         """Whether library code may run one fused kernel (``Tidy...`` kernel names) in place of
-        TF.js's op-by-op kernels: not while ``tf.profile`` lists kernels one by one, nor inside
+        TF.js's op-by-op kernels: not when ``tf.set_kernel_fusion(False)`` turned them off, nor
+        while ``tf.profile`` lists kernels one by one, nor inside
         more than ``gradient_depth`` nested gradient calls (0: no tape is recording; 1: a
         first-order tape may record the fused kernel, whose own gradient is not taped)."""
-        return not self.state.profiling and current_context().gradient_depth <= gradient_depth
+        return (
+            self.fuse_kernels
+            and not self.state.profiling
+            and current_context().gradient_depth <= gradient_depth
+        )
 
     def pin_site(self) -> _PinnedSite:
         """``with ENGINE.pin_site():`` — library code that runs many ops for one user call
@@ -753,8 +760,6 @@ class Engine:
                 )
             else:
                 ok = False
-            if not ok:
-                return op_wrapper(*args, **kwargs)
             ctx = get_context(None) or current_context()
             site = ctx.site
             if site is None and engine.track_sites:
@@ -763,6 +768,15 @@ class Engine:
                 site = by_offset.get(frame.f_lasti) if by_offset is not None else None
                 if site is None:
                     site = capture(frame)
+            if not ok:
+                # The general path, on the caller's site (its own lookup would find this frame).
+                if ctx.site is not None or site is None:
+                    return op_wrapper(*args, **kwargs)
+                ctx.site = site
+                try:
+                    return op_wrapper(*args, **kwargs)
+                finally:
+                    ctx.site = None
             if len(args) == 2 and not engine._slow:
                 # Both buffers hold float32 arrays of the tensors' shape: the kernel's math and
                 # one new handle, nothing else.
@@ -793,7 +807,10 @@ class Engine:
         track = scope.track
         added = track[mark:]
         del track[mark:]
-        keep_ids = {id(t) for t in tensors_in(result)}
+        if isinstance(result, Tensor):
+            keep_ids: Any = (id(result),)  # the common case: no container walk, no set
+        else:
+            keep_ids = {id(t) for t in tensors_in(result)}
         note = None
         for t in added:
             if id(t) in keep_ids:

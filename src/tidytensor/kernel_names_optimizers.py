@@ -11,7 +11,6 @@ TF.js's kernel names in ``kernel_names.py``.
 
 from __future__ import annotations
 
-#: inputs: value, gradient, m, v, oneMinusAccBeta1, oneMinusAccBeta2, beta1, oneMinusBeta1,
-#: beta2, oneMinusBeta2, epsilon, negLearningRate (the last eight are float32 scalars)
-#: -> newM, newV, newValue
+#: inputs: value, gradient, m, v, accBeta1, accBeta2 (float32 scalars); attrs: beta1, beta2,
+#: epsilon, learning_rate (numbers) -> newM, newV, newValue
 ADAM_UPDATE = "TidyAdamUpdate"

@@ -20,6 +20,7 @@ __all__ = [
     "register_backend",
     "remove_backend",
     "set_backend",
+    "set_kernel_fusion",
     "set_site_tracking",
     "time",
 ]
@@ -97,3 +98,11 @@ def disable_debug_mode() -> None:
 def set_site_tracking(enabled: bool) -> None:
     """Turns capture of creation/disposal sites on (default) or off (a little faster)."""
     ENGINE.track_sites = bool(enabled)
+
+
+def set_kernel_fusion(enabled: bool) -> None:
+    """Lets library code run one fused kernel (``Tidy...`` names: the Dense layer, the Layers
+    losses, Adam's update) in place of TF.js's op-by-op kernels where nothing watches kernels
+    one by one (on by default). Fused kernels give the same bits and leave the same counts;
+    turned off, every op runs TF.js's kernels, as under ``tf.profile``."""
+    ENGINE.fuse_kernels = bool(enabled)

@@ -52,10 +52,12 @@ def keep(result: Tensor) -> Tensor:
 
 def dispose(container: Any) -> None:
     """Disposes a tensor, a variable, or every tensor in a nested list/tuple/dict."""
-    site = sites.user_site(2)
+    site = None
     for t in tensors_in(container):
         if t._disposed:
             continue
+        if site is None:  # the pinned site, else one walk to the user's frame
+            site = ENGINE.dispose_site()
         if isinstance(t, Variable):
             ENGINE.dispose_variable(t, site)
         else:

@@ -48,6 +48,7 @@ FAMILIES = (
     "recurrent",
     "optimizers",
     "layers_losses",
+    "layers_dense",
 )
 
 

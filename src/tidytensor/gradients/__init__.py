@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     convolution,
     creation,
     image,
+    layers_dense,
     layers_losses,
     logical,
     matrices,

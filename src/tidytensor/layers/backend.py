@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .. import kernel_names_dense as kd
 from .. import ops
 from ..engine import ENGINE
 from ..ops import fused
@@ -35,6 +36,7 @@ __all__ = [
     "epsilon",
     "expand_dims",
     "flatten",
+    "fused_dense",
     "gather",
     "hard_sigmoid",
     "image_data_format",
@@ -225,6 +227,31 @@ def dot(a: Tensor, b: Tensor, activation: str | None = None, bias: Tensor | None
     bias_r = _reshape_bias(a2.rank, bias, image_data_format()) if bias is not None else None
     out = fused.mat_mul(a2, b2, False, False, bias_r, act)
     return ops.reshape(out, [*a_first_dims, *y_other_dims])
+
+
+def fused_dense(x: Tensor, kernel: Tensor, bias: Tensor | None, activation: str) -> Tensor | None:
+    """``activation(x @ kernel + bias)`` for a rank-2 ``x`` as one kernel (``TidyDense``, see
+    ``kernel_names_dense.py``), or None where TF.js's ops must run instead (``dot``, then
+    ``bias_add`` and the activation): an activation other than 'linear' or 'relu', other
+    dtypes or ranks, or someone watching kernels one by one (``Engine.may_fuse``)."""
+    if (
+        (activation != "linear" and activation != "relu")
+        or x.dtype != "float32"
+        or kernel.dtype != "float32"
+        or len(x._shape) != 2
+        or len(kernel._shape) != 2
+        or x._shape[1] != kernel._shape[0]
+        or (bias is not None and (bias.dtype != "float32" or bias._shape != kernel._shape[1:]))
+        or not ENGINE.may_fuse(1)
+    ):
+        return None
+    if bias is None:
+        return ENGINE.run_kernel(
+            kd.DENSE, (x, kernel), {"activation": activation, "has_bias": False}
+        )
+    return ENGINE.run_kernel(
+        kd.DENSE, (x, kernel, bias), {"activation": activation, "has_bias": True}
+    )
 
 
 def bias_add(x: Tensor, bias: Tensor, data_format: str | None = None) -> Tensor:

@@ -204,10 +204,15 @@ class Dense(Layer):
         self.invoke_call_hook(inputs, kwargs)
         x = get_exactly_one_tensor(inputs)
         fused = _FUSED_ACTIVATIONS.get(self.activation.get_class_name())
+        kernel = self.kernel.read()
         bias = self.bias.read() if self.bias is not None else None
+        if fused != "elu":  # one TidyDense kernel where it may replace TF.js's ops
+            out = K.fused_dense(x, kernel, bias, fused or "linear")
+            if out is not None:
+                return out if fused is not None else self.activation.apply(out)
         if fused is not None:
-            return K.dot(x, self.kernel.read(), fused, bias)
-        out = K.dot(x, self.kernel.read())
+            return K.dot(x, kernel, fused, bias)
+        out = K.dot(x, kernel)
         if bias is not None:
             out = K.bias_add(out, bias)
         return self.activation.apply(out)

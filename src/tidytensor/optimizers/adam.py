@@ -68,11 +68,12 @@ class AdamOptimizer(Optimizer):
         names = gradient_names(variable_gradients, self.class_name)
 
         def step() -> None:
-            one_minus_acc_beta1 = sub(1, self.acc_beta1)
-            one_minus_acc_beta2 = sub(1, self.acc_beta2)
-            consts = None
             # One fused kernel per variable unless someone watches kernels one by one.
             fused = ENGINE.may_fuse()
+            one_minus_acc_beta1 = one_minus_acc_beta2 = consts = None
+            if not fused:
+                one_minus_acc_beta1 = sub(1, self.acc_beta1)
+                one_minus_acc_beta2 = sub(1, self.acc_beta2)
             for i, name in enumerate(names):
                 value = registered_variable(name)
                 if i >= len(self.accumulated_first_moment):
@@ -86,7 +87,14 @@ class AdamOptimizer(Optimizer):
                     continue
                 first_moment = self.accumulated_first_moment[i].variable
                 second_moment = self.accumulated_second_moment[i].variable
-                if plain_float32(value, gradient, first_moment, second_moment):
+                plain = plain_float32(value, gradient, first_moment, second_moment)
+                if plain and fused:
+                    self._fused_update(value, gradient, first_moment, second_moment)
+                    continue
+                if one_minus_acc_beta1 is None:  # a variable the fused kernel cannot take
+                    one_minus_acc_beta1 = sub(1, self.acc_beta1)
+                    one_minus_acc_beta2 = sub(1, self.acc_beta2)
+                if plain:
                     if consts is None:  # made once per step, not once per op
                         consts = float32_scalars(
                             self.beta1,
@@ -96,8 +104,7 @@ class AdamOptimizer(Optimizer):
                             self.epsilon,
                             -self.learning_rate,
                         )
-                    update = self._fused_update if fused else self._update
-                    update(
+                    self._update(
                         value,
                         gradient,
                         first_moment,
@@ -147,13 +154,19 @@ class AdamOptimizer(Optimizer):
         update = run(k.REAL_DIV, (corrected_m, denominator))
         value.assign(run(k.ADD, (run(k.MULTIPLY, (update, neg_lr)), value)))
 
-    @staticmethod
-    def _fused_update(value, gradient, m, v, one_minus_acc_beta1, one_minus_acc_beta2, consts):
+    def _fused_update(self, value, gradient, m, v) -> None:
         """``_update`` as one kernel (``TidyAdamUpdate``): the same arithmetic in the same
-        order and precision, so the same bits, without its eleven temporaries."""
+        order and precision, so the same bits, without its eleven temporaries (nor the
+        scalars ``1 - accBeta`` and the constants: the kernel takes them as attributes)."""
         new_m, new_v, new_value = ENGINE.run_kernel(
             ko.ADAM_UPDATE,
-            (value, gradient, m, v, one_minus_acc_beta1, one_minus_acc_beta2, *consts),
+            (value, gradient, m, v, self.acc_beta1, self.acc_beta2),
+            {
+                "beta1": self.beta1,
+                "beta2": self.beta2,
+                "epsilon": self.epsilon,
+                "learning_rate": self.learning_rate,
+            },
         )
         m.assign(new_m)
         v.assign(new_v)

@@ -13,24 +13,33 @@ from ... import kernel_names_optimizers as ko
 __all__ = ["KERNELS"]
 
 
-def adam_update(value, gradient, m, v, *scalars, xp):
+def adam_update(
+    value, gradient, m, v, acc_beta1, acc_beta2, *, xp, beta1, beta2, epsilon, learning_rate
+):
     """``m' = m b1 + g (1 - b1)``; ``v' = v b2 + g^2 (1 - b2)``;
     ``w' = (m' / (1 - accB1)) / (sqrt(v' / (1 - accB2)) + eps) * -lr + w``.
 
-    ``scalars``: 1 - accB1, 1 - accB2, b1, 1 - b1, b2, 1 - b2, eps, -lr (float32)."""
+    Each constant is the float32 scalar TF.js's ops would make of it (``1 - b1`` worked out
+    in double precision first, as in JavaScript), and ``1 - accB`` is Sub's float32 result."""
     if not value.shape:  # a scalar variable: one-element arrays (NumPy scalars take no out=)
         arrays = (xp.reshape(a, (1,)) for a in (value, gradient, m, v))
-        return [o.reshape(()) for o in adam_update(*arrays, *scalars, xp=xp)]
-    (
-        one_minus_acc_beta1,
-        one_minus_acc_beta2,
-        beta1,
-        one_minus_beta1,
-        beta2,
-        one_minus_beta2,
-        epsilon,
-        neg_lr,
-    ) = scalars
+        outs = adam_update(
+            *arrays,
+            acc_beta1,
+            acc_beta2,
+            xp=xp,
+            beta1=beta1,
+            beta2=beta2,
+            epsilon=epsilon,
+            learning_rate=learning_rate,
+        )
+        return [o.reshape(()) for o in outs]
+    f32 = xp.float32
+    one = f32(1)
+    one_minus_acc_beta1 = one - acc_beta1
+    one_minus_acc_beta2 = one - acc_beta2
+    one_minus_beta1, one_minus_beta2 = f32(1 - beta1), f32(1 - beta2)
+    beta1, beta2, epsilon, neg_lr = f32(beta1), f32(beta2), f32(epsilon), f32(-learning_rate)
     scratch = xp.multiply(gradient, one_minus_beta1)
     new_m = xp.multiply(m, beta1)
     xp.add(new_m, scratch, out=new_m)

@@ -1,0 +1,43 @@
+"""The fused Dense layer (``kernel_names_dense.py``).
+
+Each kernel calls the very kernels TF.js's ops would run, in the same order on arrays of
+the same values, so its results are the unfused ops' bits:
+
+- forward: ``relu(matMul(x, kernel) + bias)`` (BatchMatMul, Add, Relu; ``linear`` skips the
+  activation), written in place into the product's buffer;
+- gradient: Relu's ``dy * step(y)`` (``step`` of the output equals ``step`` of the
+  activation's input, NaN included), then BatchMatMul's ``dy @ kernel^T`` or
+  ``x^T @ dy``, or Add's sum of ``dy`` over the batch for the bias.
+"""
+
+from __future__ import annotations
+
+from ... import kernel_names_dense as kd
+from .arithmetic import multiply
+from .basic_math import step
+from .matrices import batch_mat_mul
+from .reduction import sum_
+
+__all__ = ["KERNELS"]
+
+
+def dense(x, kernel, *bias, xp, activation, has_bias):
+    out = batch_mat_mul(x, kernel, xp=xp)
+    if has_bias:
+        xp.add(out, bias[0], out=out)
+    if activation == "relu":
+        xp.maximum(out, 0, out=out)
+    return out
+
+
+def dense_grad(dy, x, kernel, y, *, xp, activation, wrt):
+    if activation == "relu":
+        dy = multiply(dy, step(y, xp=xp, alpha=0), xp=xp)
+    if wrt == "x":
+        return batch_mat_mul(dy, kernel, xp=xp, transpose_b=True)
+    if wrt == "kernel":
+        return batch_mat_mul(x, dy, xp=xp, transpose_a=True)
+    return sum_(dy, xp=xp, axis=[0])
+
+
+KERNELS = {kd.DENSE: dense, kd.DENSE_GRAD: dense_grad}

@@ -435,7 +435,6 @@ def lstm_sequence_grad(
     dS = _sequence_grad_t(dseq, T, xp)
     dZ = _take(xp, T, G, B)
     dXH = _take(xp, T, K, B)
-    dv = _take(xp, G, B)
     dh, dc = _grad_start(dh_last, U, B, xp), _grad_start(dc_last, U, B, xp)
     dcur, tb = _take(xp, U, B), _take(xp, U, B)
     if M is not None:
@@ -445,6 +444,22 @@ def lstm_sequence_grad(
         dm_t = None
     drm = xp.zeros((U, B), dtype=xp.float32) if rm is not None else None
     r3 = slice(0, 3 * U)
+    # Per-step factors worked out for all steps at once (the same products, in the same order):
+    # R = act'(tc) * o; DG = act'(g); IF = [g; c_prev] (what dL/dc multiplies for i and f);
+    # DV = the recurrent activation's derivative when no clip mask stands in for it.
+    R, DG = _take(xp, T, U, B), _take(xp, T, U, B)
+    _dact(act, TC, R, xp)
+    xp.multiply(R, A[:, 2 * U : 3 * U], out=R)
+    _dact(act, A[:, 3 * U :], DG, xp)
+    IF = _take(xp, T, 2, U, B)
+    if T:
+        xp.copyto(IF[:, 0], A[:, 3 * U :])
+        xp.copyto(IF[0, 1], c0)
+        xp.copyto(IF[1:, 1], C[: T - 1])
+    DV = None
+    if CM is None:
+        DV = _take(xp, T, 3 * U, B)
+        _dact(ra, A[:, r3], DV, xp)
     for t in range(T - 1, -1, -1):
         if dS is not None:
             xp.add(dh, dS[t], out=dh)
@@ -472,23 +487,14 @@ def lstm_sequence_grad(
             dhn, dcn = dh, dc
         dz = dZ[t]
         xp.multiply(dhn, tc, out=dz[2 * U : 3 * U])
-        _dact(act, tc, dcur, xp)
-        xp.multiply(dcur, go, out=dcur)
-        xp.multiply(dcur, dhn, out=dcur)
+        xp.multiply(R[t], dhn, out=dcur)
         xp.add(dcur, dcn, out=dcur)
-        xp.multiply(dcur, gg, out=dz[:U])
-        xp.multiply(dcur, cprev, out=dz[U : 2 * U])
+        xp.multiply(IF[t], dcur, out=dz[: 2 * U].reshape(2, U, B))
         dzg = dz[3 * U :]
         xp.multiply(dcur, gi, out=dzg)
         xp.multiply(dcur, gf, out=dc)
-        if CM is not None:
-            xp.multiply(dz[r3], CM[t], out=dz[r3])
-        else:
-            _dact(ra, a[r3], dv[r3], xp)
-            xp.multiply(dz[r3], dv[r3], out=dz[r3])
-        dvg = dv[3 * U :]
-        _dact(act, gg, dvg, xp)
-        xp.multiply(dzg, dvg, out=dzg)
+        xp.multiply(dz[r3], CM[t] if DV is None else DV[t], out=dz[r3])
+        xp.multiply(dzg, DG[t], out=dzg)
         dxh = dXH[t]
         xp.dot(wrk, dz, out=dxh)
         dh = dxh[D : D + U]

@@ -157,3 +157,21 @@ def test_other_ranks_and_dtypes_take_the_ops():
     assert "TidyDense" not in seen
     x.dispose()
     layer.dispose()
+
+
+@pytest.mark.parametrize("activation", ["linear", "relu"])
+def test_fused_dense_gradients_match_finite_differences(activation):
+    from tidytensor.layers import backend as K
+
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    kernel = rng.standard_normal((3, 5)).astype(np.float32)
+    bias = (rng.random(5).astype(np.float32) + 0.5) * np.sign(rng.standard_normal(5))
+    bias = bias.astype(np.float32)
+
+    def f(x_, kernel_, bias_):
+        out = K.fused_dense(x_, kernel_, bias_, activation)
+        assert out is not None  # the fused kernel, not the ops
+        return out
+
+    tf.testing.check_grads(f, [x, kernel, bias])

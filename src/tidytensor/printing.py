@@ -226,6 +226,13 @@ def tensor_to_string(values: Any, shape: Any, dtype: str, verbose: bool = False)
             if lengths.size:
                 pads = lengths.reshape(-1, shape[-1]).max(axis=0).tolist()
         value_lines = _sub_tensor_lines(strs, 0, shape, _strides(shape), pads, True)
+    if verbose is not None and not isinstance(verbose, (bool, int, np.bool_, np.integer)):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(
+            f"Argument 'verbose' passed to 'toString' must be a boolean, but got "
+            f"{type(verbose).__name__}"
+        )
     lines = ["Tensor"]
     if verbose:
         lines.append(f"  dtype: {dtype}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import warnings
 import weakref
 from collections.abc import Callable
@@ -308,6 +309,19 @@ class Layer(Serializable):
         self._stateful = False
         self.inbound_nodes: list[Node] = []
         self.outbound_nodes: list[Node] = []
+        if name is not None and not isinstance(name, str):
+            raise LayersValueError(
+                f"{type(self).__name__}: name must be a string, but got {type(name).__name__}"
+            )
+        if trainable is not None and not isinstance(trainable, (bool, np.bool_, int)):
+            raise LayersValueError(
+                f"{type(self).__name__}: trainable must be a boolean, but got "
+                f"{type(trainable).__name__}"
+            )
+        if dtype is not None and not isinstance(dtype, str):
+            raise LayersValueError(
+                f"{type(self).__name__}: dtype must be a string, but got {type(dtype).__name__}"
+            )
         if not name:
             prefix = self.get_class_name()
             name = f"{to_snake_case(prefix)}_{get_uid(prefix)}"
@@ -621,6 +635,7 @@ class Layer(Serializable):
             raise LayersValueError(
                 "Arguments to apply() must be all SymbolicTensors or all Tensors"
             )
+        undo = None if self.built else self._build_snapshot()
         try:
             with name_scope(self.name):
                 if not self.built:
@@ -635,9 +650,57 @@ class Layer(Serializable):
                 if none_symbolic:
                     return self._apply_eager(inputs, inputs_list, kw)
                 return self._apply_symbolic(inputs, inputs_list, kw)
+        except BaseException:
+            if undo is not None:
+                self._undo_build(undo)
+            raise
         finally:
             for t in converted:
                 t.dispose()
+
+    def _build_snapshot(self) -> list[tuple]:
+        """What a first ``apply`` may change by building this layer and the unbuilt layers
+        inside it (an RNN's cell, a wrapper's layer), to restore if the call fails."""
+        snapshot = []
+        seen: set[int] = set()
+        todo: list[Layer] = [self]
+        while todo:
+            layer = todo.pop()
+            if id(layer) in seen or layer.built:
+                continue
+            seen.add(id(layer))
+            snapshot.append(
+                (
+                    layer,
+                    list(layer._trainable_weights),
+                    list(layer._non_trainable_weights),
+                    list(layer._added_weight_names),
+                    None if layer._losses is None else list(layer._losses),
+                    layer._ref_count,
+                    layer._input_spec,
+                )
+            )
+            for value in vars(layer).values():
+                items = value if isinstance(value, (list, tuple)) else (value,)
+                todo.extend(v for v in items if isinstance(v, Layer))
+        return snapshot
+
+    def _undo_build(self, snapshot: list[tuple]) -> None:
+        """Leaves no half-built layer behind when the call that built it fails: the weights
+        it made are disposed and the layers it built are unbuilt, ready to build again."""
+        for layer, trainable, non_trainable, names, losses, ref_count, spec in snapshot:
+            kept = {id(w) for w in trainable + non_trainable}
+            for w in layer._trainable_weights + layer._non_trainable_weights:
+                if id(w) not in kept and not w.is_disposed:
+                    w.dispose()
+            layer._trainable_weights = trainable
+            layer._non_trainable_weights = non_trainable
+            layer._added_weight_names = names
+            if losses is not None:
+                layer._losses = losses
+            layer._ref_count = ref_count
+            layer._input_spec = spec
+            layer.built = False
 
     def _as_input(self, x: Any, converted: list[Tensor]) -> Any:
         if isinstance(x, (Tensor, SymbolicTensor)):
@@ -938,7 +1001,24 @@ def _shape_list(shape: Any, arg: str) -> list:
         return [shape]
     if not isinstance(shape, (list, tuple)):
         raise LayersValueError(f"{arg} must be a list of dimensions, but got {shape!r}")
-    return [None if d is None else int(d) for d in shape]
+    dims = []
+    for d in shape:
+        if d is None:
+            dims.append(None)
+            continue
+        if (
+            isinstance(d, bool)
+            or not isinstance(d, (int, float, np.integer, np.floating))
+            or not math.isfinite(d)
+            or not float(d).is_integer()
+            or d < 0
+        ):
+            raise LayersValueError(
+                f"{arg} must be a list of dimensions (non-negative integers or null), but got "
+                f"{shape!r}"
+            )
+        dims.append(int(d))
+    return dims
 
 
 def _full_shape(shape: list) -> str:

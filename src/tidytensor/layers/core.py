@@ -10,6 +10,7 @@ Flatten, RepeatVector, Reshape, Permute, Masking — and their ``tf.layers`` fac
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import ops
@@ -24,7 +25,7 @@ from .regularizers import get_regularizer, serialize_regularizer
 from .serialization import register_class
 from .utils import (
     array_prod,
-    assert_positive_integer,
+    assert_positive_int,
     get_exactly_one_shape,
     get_exactly_one_tensor,
     js_json,
@@ -146,8 +147,7 @@ class Dense(Layer):
         super().__init__(**kwargs)
         if self.batch_input_shape is None and input_dim is not None:
             self.batch_input_shape = [kwargs.get("batch_size"), input_dim]
-        assert_positive_integer(units, "units")
-        self.units = int(units)
+        self.units = assert_positive_int(units, "units")
         self.activation = get_activation(activation)
         self.use_bias = True if use_bias is None else bool(use_bias)
         self.kernel_initializer = get_initializer(
@@ -337,7 +337,18 @@ class Reshape(Layer):
             raise LayersValueError(
                 f"Reshape target_shape must be a list of dimensions, but got {target_shape!r}"
             )
-        self.target_shape = [None if _unknown(d) else d for d in target_shape]
+        for d in target_shape:
+            if d is not None and (
+                isinstance(d, bool)
+                or not isinstance(d, (int, float))
+                or not math.isfinite(d)
+                or not float(d).is_integer()
+            ):
+                raise LayersValueError(
+                    "Reshape target_shape must be a list of integer dimensions (-1 or null: "
+                    f"inferred), but got {js_json(list(target_shape))}"
+                )
+        self.target_shape = [None if _unknown(d) else int(d) for d in target_shape]
 
     def _fix_unknown_dimension(self, input_shape: list, output_shape: list) -> list:
         message = "Total size of new array must be unchanged."

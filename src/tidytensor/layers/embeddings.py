@@ -18,7 +18,7 @@ from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
 from .serialization import register_class
 from .utils import (
-    assert_positive_integer,
+    assert_positive_int,
     get_exactly_one_shape,
     get_exactly_one_tensor,
     js_array_str,
@@ -68,10 +68,8 @@ class Embedding(Layer):
             else:
                 self.batch_input_shape = [batch_size, *to_list(input_length)]
         self.embeddings = None
-        assert_positive_integer(input_dim, "Embedding input_dim")
-        self.input_dim = int(input_dim)
-        assert_positive_integer(output_dim, "Embedding output_dim")
-        self.output_dim = int(output_dim)
+        self.input_dim = assert_positive_int(input_dim, "Embedding input_dim")
+        self.output_dim = assert_positive_int(output_dim, "Embedding output_dim")
         self.embeddings_initializer = get_initializer(
             embeddings_initializer or self.DEFAULT_EMBEDDINGS_INITIALIZER
         )

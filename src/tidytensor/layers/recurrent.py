@@ -53,7 +53,7 @@ from .recurrent_cells import (  # noqa: F401 - the cells are part of this module
     generate_dropout_mask,
 )
 from .serialization import deserialize, normalize_config_keys, register_class
-from .utils import get_exactly_one_tensor, is_array_of_shapes, js_json
+from .utils import assert_positive_int, get_exactly_one_tensor, is_array_of_shapes, js_json
 
 __all__ = [
     "RNN",
@@ -436,6 +436,14 @@ class RNN(Layer):
         inputs, initial_state, constants = standardize_args(
             inputs, initial_state, constants, self.num_constants
         )
+        for what, values in (("initial_state", initial_state), ("constants", constants)):
+            for v in values or []:
+                if not isinstance(v, (Tensor, SymbolicTensor)):
+                    raise LayersValueError(
+                        f"Layer {self.name}: {what} must be Tensors or SymbolicTensors (an "
+                        f"array input is split as [inputs, ...initial_state]), but got "
+                        f"{type(v).__name__}"
+                    )
         additional_inputs: list[Any] = []
         additional_specs: list[InputSpec] = []
         if initial_state is not None:
@@ -766,6 +774,8 @@ _LAYER_ARGS = (*_CELL_LAYER_ARGS, "weights")
 def _make_cell(layer_cls: type, cell_cls: type, units: int, kwargs: dict[str, Any]):
     """Splits a layer's arguments into the cell's, the RNN's and the Layer's; makes the cell
     first (as TF.js does, so the cell's name counter advances first)."""
+    if isinstance(units, (list, tuple)):  # one integer (the cell checks a list's items only)
+        assert_positive_int(units, "filters" if "Conv" in cell_cls.__name__ else "units")
     rnn_args = {k: kwargs.pop(k) for k in _RNN_ARGS if k in kwargs}
     layer_args = {k: kwargs.pop(k) for k in _LAYER_ARGS if k in kwargs}
     unknown = sorted(set(kwargs) - _init_params(cell_cls))

@@ -119,6 +119,11 @@ def assert_positive_integer(value: Any, name: str) -> None:
         if len(value) == 0:
             raise LayersValueError(f"{name} is unexpectedly an empty array.")
         for i, v in enumerate(value):
+            if isinstance(v, (list, tuple)):
+                raise LayersValueError(
+                    f"Expected element {i + 1} of {name} to be a positive integer, but got "
+                    f"{js_json(v)}."
+                )
             assert_positive_integer(v, f"element {i + 1} of {name}")
         return
     if (
@@ -131,6 +136,17 @@ def assert_positive_integer(value: Any, name: str) -> None:
     ):
         shown = f"'{value}'" if isinstance(value, str) else js_json(value)
         raise LayersValueError(f"Expected {name} to be a positive integer, but got {shown}.")
+
+
+def assert_positive_int(value: Any, name: str) -> int:
+    """``value`` as an int when it is one positive integer (not a list: ``units``,
+    ``inputDim``), else TF.js's ``assertPositiveInteger`` error."""
+    if isinstance(value, (list, tuple)):
+        raise LayersValueError(
+            f"Expected {name} to be a positive integer, but got {js_json(value)}."
+        )
+    assert_positive_integer(value, name)
+    return int(value)
 
 
 def js_number(x: float | int) -> str:
@@ -192,7 +208,10 @@ def js_json(value: Any) -> str:
         )
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(js_json(v) for v in value) + "]"
-    return json.dumps(value)
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):  # not JSON: a Python object (JS would print {} or a class)
+        return repr(value)
 
 
 def js_array_str(value: Any) -> str:

@@ -7,6 +7,7 @@ Most take ``op_desc``, the op's name as TF.js's messages spell it (``conv2d``, `
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..backends.xp_kernels.convolution import (
@@ -16,6 +17,7 @@ from ..backends.xp_kernels.convolution import (
 )
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
+from ._op import MAX_DIM, describe
 from .reduction import js_str
 
 
@@ -83,8 +85,30 @@ def _is_int(v: Any) -> bool:
     return is_number(v) and float(v).is_integer()
 
 
+def check_pad_type(op_desc: str, pad: Any) -> None:
+    """``pad`` is 'valid', 'same' (or another string, for the kernel to refuse), a number, or
+    explicit ``[[before, after], ...]`` pairs of numbers."""
+    if isinstance(pad, str) or is_number(pad):
+        return
+    if isinstance(pad, (list, tuple)) and all(
+        isinstance(p, (list, tuple)) and all(is_number(v) for v in p) for p in pad
+    ):
+        return
+    raise InvalidArgumentError(
+        f"Error in {op_desc}: pad must be 'valid', 'same', a number or a list of "
+        f"[before, after] pairs, but got {describe(pad)}"
+    )
+
+
 def check_pad_on_dim_rounding_mode(op_desc: str, pad: Any, dim_rounding_mode: Any) -> None:
-    """TF.js's ``checkPadOnDimRoundingMode``: a rounding mode needs integer padding."""
+    """TF.js's ``checkPadOnDimRoundingMode``: a rounding mode needs integer padding. Also
+    refuses a ``pad`` or ``dimRoundingMode`` of a type no kernel takes."""
+    check_pad_type(op_desc, pad)
+    if dim_rounding_mode is not None and not isinstance(dim_rounding_mode, str):
+        raise InvalidArgumentError(
+            f"Error in {op_desc}: dimRoundingMode must be 'floor', 'round' or 'ceil', but got "
+            f"{describe(dim_rounding_mode)}"
+        )
     if dim_rounding_mode is None:
         return
     msg = f"Error in {op_desc}: pad must be an integer when using dimRoundingMode {dim_rounding_mode} but got pad "
@@ -135,8 +159,30 @@ def check_strides_dilations(
 
 
 def conv_attrs(strides: Any, pad: Any, dim_rounding_mode: Any, **attrs: Any) -> dict[str, Any]:
-    """The kernel attrs most convolution and pooling kernels take, plus ``attrs``."""
+    """The kernel attrs most convolution and pooling kernels take, plus ``attrs``; the
+    strides, dilations and window sizes must be numbers (or lists of them) a shape can hold."""
+    check_sizes(strides=strides, dilations=attrs.get("dilations"))
+    if is_number(pad):
+        check_sizes(pad=pad)
     return {"strides": strides, "pad": pad, "dim_rounding_mode": dim_rounding_mode, **attrs}
+
+
+def check_sizes(**params: Any) -> None:
+    """Each of ``params`` is None, a finite number or a list of them, at most ``MAX_DIM`` in
+    size (the kernels would otherwise fail inside NumPy)."""
+    for what, value in params.items():
+        if value is None:
+            continue
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if items and all(is_number(v) and math.isfinite(v) and abs(v) <= MAX_DIM for v in items):
+            continue
+        from ..engine import ENGINE
+
+        op_name = ENGINE._op_name("conv")  # the op the user called (read on errors only)
+        raise InvalidArgumentError(
+            f"Error in {op_name}: {what} must be a number or a list of numbers of magnitude at "
+            f"most {MAX_DIM}, but got {describe(value)}"
+        )
 
 
 def check_depthwise_channels(op_desc: str, in_channels: int, filter_in_channels: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel_names as k
+from ..backends.xp_kernels.convolution import is_number
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from ._conv_util import (
@@ -21,16 +22,18 @@ from ._conv_util import (
     check_depthwise_channels,
     check_in_depth,
     check_pad_on_dim_rounding_mode,
+    check_pad_type,
     check_positive,
     check_rank,
     check_ranks,
+    check_sizes,
     check_strides_dilations,
     check_strides_or_dilations_one,
     conv_attrs,
     reshape_to,
     unbatched,
 )
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import convert_to_tensor, int_list_arg, op, run_kernel
 from .reduction import js_str
 
 __all__ = [
@@ -179,7 +182,7 @@ def _conv2d_backprop_input(
     dim_rounding_mode: str | None = None,
 ) -> Tensor:
     """TF.js's ``conv2DBackpropInput`` (the gradient of conv2d for its input)."""
-    x_shape = list(x_shape)
+    x_shape = int_list_arg(x_shape, "conv2dTranspose", "outputShape", minimum=0)
     check(
         len(x_shape) == dy.rank,
         f"Length of inShape ({len(x_shape)}) and rank of dy ({dy.rank}) must match",
@@ -272,6 +275,8 @@ def conv3d(
         InvalidArgumentError,
     )
     check_positive("conv3D", strides, dilations)
+    check_pad_type("conv3d", pad)
+    check_sizes(strides=strides, dilations=dilations, pad=pad if is_number(pad) else None)
     attrs = {"strides": strides, "pad": pad, "data_format": data_format, "dilations": dilations}
     return unbatched(run_kernel(k.CONV3D, (x5, filter), attrs), reshaped)
 
@@ -285,7 +290,7 @@ def _conv3d_backprop_input(
     pad: Any,
 ) -> Tensor:
     """TF.js's ``conv3DBackpropInput`` (kernel Conv3DBackpropInputV2)."""
-    x_shape = list(x_shape)
+    x_shape = int_list_arg(x_shape, "conv3dTranspose", "outputShape", minimum=0)
     check(
         len(x_shape) == dy.rank,
         f"Length of inShape ({len(x_shape)}) and rank of dy ({dy.rank}) must match",
@@ -294,6 +299,8 @@ def _conv3d_backprop_input(
     if reshaped:
         x_shape = [1, *x_shape]
     _check_backprop_input("conv3dDerInput", 5, x_shape, dy5, filter)
+    check_pad_type("conv3dDerInput", pad)
+    check_sizes(strides=strides, pad=pad if is_number(pad) else None)
     attrs = {"pad": pad, "strides": strides, "input_shape": [int(d) for d in x_shape]}
     return unbatched(run_kernel(k.CONV3D_BACKPROP_INPUT_V2, (dy5, filter), attrs), reshaped)
 
@@ -472,5 +479,8 @@ def dilation2d(
         x4._shape[3] == filter._shape[2],
         f"Error in dilation2d:  input and filter must have the same depth: {x4._shape[3]} vs {filter._shape[2]}",
     )
+    check_pad_type("dilation2d", pad)
+    check_sizes(strides=strides, dilations=dilations, pad=pad if is_number(pad) else None)
+    check_positive("dilation2d", strides, dilations)
     attrs = {"strides": strides, "pad": pad, "dilations": dilations}
     return unbatched(run_kernel(k.DILATION2D, (x4, filter), attrs), reshaped)

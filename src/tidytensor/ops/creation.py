@@ -9,7 +9,10 @@ in TF.js). ``tf.variable`` lives in ``scopes.py``.
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
+
+import numpy as np
 
 from .. import kernel_names as k
 from .. import random_engines
@@ -19,8 +22,6 @@ from ..tensor import Tensor, TensorBuffer
 from ..tensor_util import (
     _infer_values,
     _make_from_inferred,
-    assert_non_negative_integer_dimensions,
-    check_dtype_name,
     fill_buffer,
     filled_tensor,
     infer_dtype,
@@ -28,7 +29,19 @@ from ..tensor_util import (
     shape_str,
     to_storage,
 )
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import (
+    MAX_DIM,
+    check_rank_limit,
+    checked_shape,
+    convert_to_tensor,
+    describe,
+    dtype_arg,
+    float_arg,
+    int_list_arg,
+    op,
+    run_kernel,
+    seed_arg,
+)
 
 __all__ = [
     "buffer",
@@ -75,6 +88,8 @@ def tensor(values: Any, shape: Any = None, dtype: str | None = None) -> Tensor:
     >>> tf.tensor([1, 2, 3, 4], [2, 2], 'int32').array_sync()
     [[1, 2], [3, 4]]
     """
+    if dtype is not None and type(dtype) is not str:
+        dtype_arg(dtype, "tensor")
     return make_tensor(values, shape, dtype, "tensor")
 
 
@@ -86,6 +101,8 @@ def scalar(value: Any, dtype: str | None = None) -> Tensor:
     >>> tf.scalar(True).dtype
     'bool'
     """
+    if dtype is not None and type(dtype) is not str:
+        dtype_arg(dtype, "scalar")
     is_array = isinstance(value, (list, tuple)) or (
         hasattr(value, "ndim")
         and not isinstance(value, Tensor)
@@ -106,6 +123,8 @@ def tensor1d(values: Any, dtype: str | None = None) -> Tensor:
     [1, 2, 3]
     """
     _assert_non_null(values)
+    if dtype is not None and type(dtype) is not str:
+        dtype_arg(dtype, "tensor1d")
     inferred, arr = _infer_values(values, "tensor1d")
     if len(inferred) != 1:
         raise ShapeError("tensor1d() requires values to be a flat/TypedArray")
@@ -122,8 +141,15 @@ def _ranked(rank: int):
 
     def create(values: Any, shape: Any = None, dtype: str | None = None) -> Tensor:
         _assert_non_null(values)
-        if shape is not None and len(shape) != rank:
-            raise ShapeError(f"{name}() requires shape to have {_RANK_WORDS[rank]} numbers")
+        if shape is not None and (
+            not isinstance(shape, (list, tuple, np.ndarray)) or len(shape) != rank
+        ):
+            raise ShapeError(
+                f"{name}() requires shape to have {_RANK_WORDS[rank]} numbers, but got "
+                f"{describe(shape)}"
+            )
+        if dtype is not None and type(dtype) is not str:
+            dtype_arg(dtype, name)
         inferred, arr = _infer_values(values, name)
         if len(inferred) != rank and len(inferred) != 1:
             raise ShapeError(f"{name}() requires values to be {nested} or flat/TypedArray")
@@ -162,9 +188,9 @@ def buffer(shape: Any, dtype: str = "float32", values: Any = None) -> TensorBuff
     >>> b.to_tensor().array_sync()
     [[3.0, 0.0], [0.0, 0.0]]
     """
-    dtype = dtype or FLOAT32
-    shape = assert_non_negative_integer_dimensions(shape, "buffer")
-    check_dtype_name(dtype, "buffer")
+    dtype = _dtype_or(dtype, FLOAT32, "buffer")
+    shape = checked_shape(shape, "buffer")
+    dtype_arg(dtype, "buffer")
     if dtype == COMPLEX64:
         raise DTypeError(_COMPLEX_BUFFER_MSG)
     if values is not None:
@@ -261,14 +287,22 @@ def ones(shape: Any, dtype: str = "float32") -> Tensor:
     return _filled(shape, dtype, 1, "ones")
 
 
+def _dtype_or(dtype: Any, default: Any, op_name: str) -> Any:
+    """``dtype or default`` (TF.js's default for a missing dtype), refusing a dtype that is
+    not a string before any truth test could trip on it."""
+    if dtype is not None and type(dtype) is not str:
+        dtype_arg(dtype, op_name)
+    return dtype or default
+
+
 def _filled(shape: Any, dtype: str, value: int, name: str) -> Tensor:
-    shape = assert_non_negative_integer_dimensions(shape, name)
-    dtype = dtype or FLOAT32
+    shape = checked_shape(shape, name)
+    dtype = _dtype_or(dtype, FLOAT32, name)
     if dtype == COMPLEX64:
         re = _filled(shape, FLOAT32, value, name)
         im = _filled(shape, FLOAT32, 0, name)
         return complex(re, im)
-    check_dtype_name(dtype, name)
+    dtype_arg(dtype, name)
     if dtype == STRING:
         raise DTypeError(f"Unknown data type {dtype} (in '{name}': strings cannot be {name})")
     return filled_tensor(shape, value, dtype)
@@ -302,9 +336,9 @@ def fill(shape: Any, value: Any, dtype: str | None = None) -> Tensor:
     >>> tf.fill([2, 2], 4).array_sync()
     [[4.0, 4.0], [4.0, 4.0]]
     """
-    shape = assert_non_negative_integer_dimensions(shape, "fill")
-    dtype = dtype or infer_dtype(value)
-    check_dtype_name(dtype, "fill")
+    shape = checked_shape(shape, "fill")
+    dtype = _dtype_or(dtype, None, "fill") or infer_dtype(value)
+    dtype_arg(dtype, "fill")
     if dtype == COMPLEX64:
         raise DTypeError("Unknown data type complex64 (in 'fill': use tf.complex() to build one)")
     if isinstance(value, (list, tuple, Tensor)) or (hasattr(value, "ndim") and value.ndim > 0):
@@ -314,6 +348,11 @@ def fill(shape: Any, value: Any, dtype: str | None = None) -> Tensor:
         )
     if dtype == STRING and not isinstance(value, (str, bytes)):
         raise DTypeError(f"fill() with dtype string needs a string value, but got {value!r}")
+    if dtype != STRING and not isinstance(value, (bool, int, float, str, bytes, np.generic)):
+        raise ArgumentTypeError(
+            f"The value passed to 'fill' must be a number, boolean or string, but got "
+            f"{describe(value)}"
+        )
     return run_kernel(k.FILL, (), {"shape": shape, "value": value, "dtype": dtype})
 
 
@@ -321,6 +360,8 @@ def eye_(num_rows: int, num_columns: int | None, batch_shape: Any, dtype: str) -
     if num_columns is None:
         num_columns = num_rows
     buff = buffer([num_rows, num_columns], dtype)
+    if batch_shape is not None:
+        batch_shape = int_list_arg(batch_shape, "eye", "batchShape", minimum=0)
     if dtype == STRING:
         raise DTypeError("eye() does not support dtype string")
     for i in builtins.range(builtins.min(num_rows, num_columns)):
@@ -351,7 +392,7 @@ def eye(
     >>> tf.eye(2).array_sync()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    return eye_(num_rows, num_columns, batch_shape, dtype or FLOAT32)
+    return eye_(num_rows, num_columns, batch_shape, _dtype_or(dtype, FLOAT32, "eye"))
 
 
 def linspace(start: float, stop: float, num: int) -> Tensor:
@@ -361,8 +402,16 @@ def linspace(start: float, stop: float, num: int) -> Tensor:
     >>> tf.linspace(0, 1, 3).array_sync()
     [0.0, 0.5, 1.0]
     """
-    if not num > 0:
+    start = float_arg(start, "linspace", "start")
+    stop = float_arg(stop, "linspace", "stop")
+    n = float_arg(num, "linspace", "num")
+    if not n > 0:
         raise InvalidArgumentError("The number of values should be positive.")
+    if n > MAX_DIM and math.isfinite(n):
+        raise InvalidArgumentError(
+            f"Argument 'num' passed to 'linspace' must be at most {MAX_DIM}, but got "
+            f"{describe(num)}"
+        )
     return run_kernel(k.LIN_SPACE, (), {"start": start, "stop": stop, "num": num})
 
 
@@ -372,10 +421,19 @@ def range(start: float, stop: float, step: float = 1, dtype: str = "float32") ->
     >>> tf.range(0, 9, 2).array_sync()
     [0.0, 2.0, 4.0, 6.0, 8.0]
     """
+    start = float_arg(start, "range", "start")
+    stop = float_arg(stop, "range", "stop")
+    step = float_arg(step, "range", "step")
     if step == 0:
         raise InvalidArgumentError("Cannot have a step of zero")
-    dtype = dtype or FLOAT32
-    check_dtype_name(dtype, "range")
+    dtype = _dtype_or(dtype, FLOAT32, "range")
+    dtype_arg(dtype, "range")
+    count = abs((stop - start) / step)
+    if math.isfinite(count) and count > MAX_DIM:
+        raise InvalidArgumentError(
+            f"range({describe(start)}, {describe(stop)}, {describe(step)}) would make "
+            f"{math.ceil(count)} values, but at most {MAX_DIM} are supported"
+        )
     if dtype in (STRING, COMPLEX64):
         raise DTypeError(f"Unknown data type {dtype} (in 'range': expected float32, int32 or bool)")
     return run_kernel(k.RANGE, (), {"start": start, "stop": stop, "step": step, "dtype": dtype})
@@ -391,13 +449,22 @@ def one_hot(
     >>> tf.one_hot(tf.tensor1d([0, 2], 'int32'), 3).array_sync()
     [[1, 0, 0], [0, 0, 1]]
     """
-    if depth < 2:
+    d = float_arg(depth, "oneHot", "depth")
+    if d < 2:
         raise InvalidArgumentError(f"Error in oneHot: depth must be >=2, but it is {depth}")
-    if int(depth) != depth:
+    if not d.is_integer():
         raise InvalidArgumentError(f"Error in oneHot: depth must be an integer, but it is {depth}")
+    depth = int(d)
+    on_value = float_arg(on_value, "oneHot", "onValue")
+    off_value = float_arg(off_value, "oneHot", "offValue")
     x = convert_to_tensor(indices, "indices", "oneHot", INT32)
-    dtype = dtype or INT32
-    check_dtype_name(dtype, "oneHot")
+    if x.size * depth > MAX_DIM:
+        raise ShapeError(
+            f"Error in oneHot: {x.size} indices of depth {depth} would make {x.size * depth} "
+            f"values, but at most {MAX_DIM} are supported"
+        )
+    dtype = _dtype_or(dtype, INT32, "oneHot")
+    dtype_arg(dtype, "oneHot")
     if dtype not in (FLOAT32, INT32, BOOL):
         raise DTypeError(f"oneHot() does not support dtype {dtype}")
     attrs = {"dtype": dtype, "depth": int(depth), "on_value": on_value, "off_value": off_value}
@@ -414,6 +481,7 @@ def diag(x: Any) -> Tensor:
     x = convert_to_tensor(x, "x", "diag")
     if x.dtype == COMPLEX64:
         raise DTypeError(_COMPLEX_BUFFER_MSG)
+    check_rank_limit(2 * x.rank, "diag")
     return run_kernel(k.DIAG, (x,))
 
 
@@ -427,9 +495,13 @@ def truncated_normal(
     >>> tf.truncated_normal([3], 0, 1, 'float32', 7).shape
     [3]
     """
-    shape = assert_non_negative_integer_dimensions(shape, "truncatedNormal")
+    shape = checked_shape(shape, "truncatedNormal")
+    dtype_arg(dtype, "truncatedNormal", allow_none=True)
     if dtype == BOOL or dtype == STRING:
         raise DTypeError(f"Unsupported data type {dtype}")
+    mean = float_arg(mean, "truncatedNormal", "mean")
+    std_dev = float_arg(std_dev, "truncatedNormal", "stdDev")
+    seed = seed_arg(seed, "truncatedNormal")
     if not std_dev >= 0:
         raise InvalidArgumentError(
             f"truncatedNormal() needs stdDev >= 0, but got {std_dev} (no value could be drawn)"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import DTypeError, InvalidArgumentError
+from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op
+from ._op import convert_to_tensor, describe, op
 from .arithmetic import add, div, mul
 from .basic_math import floor
 from .creation import clone
@@ -20,6 +20,11 @@ def _noise_shape(x: Tensor, noise_shape: Any) -> list:
     """TF.js's ``getNoiseShape``: x's shape by default; ``None`` entries take x's size."""
     if noise_shape is None:
         return list(x._shape)
+    if not isinstance(noise_shape, (list, tuple)) and getattr(noise_shape, "ndim", None) != 1:
+        raise ArgumentTypeError(
+            f"Argument 'noiseShape' passed to 'dropout' must be an array of integers, but got "
+            f"{describe(noise_shape)}"
+        )
     noise_shape = list(noise_shape)
     if len(noise_shape) == x.rank:
         return [d if d is not None else x._shape[i] for i, d in enumerate(noise_shape)]

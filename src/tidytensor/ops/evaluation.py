@@ -11,9 +11,9 @@ from .. import kernel_names as kn
 from ..backends.xp_kernels.evaluation import in_top_k_host
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..engine import ENGINE
-from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import convert_to_tensor, describe, op, run_kernel
 from .reduction import _is_int, js_str, parse_axis
 
 __all__ = [
@@ -143,6 +143,11 @@ def search_sorted(sorted_sequence: Any, values: Any, side: str = "left") -> Tens
         )
     _not_complex(seq2d, "searchSorted")
     _not_complex(vals2d, "searchSorted")
+    if not isinstance(side, str):  # TF.js takes any other string as 'right'
+        raise ArgumentTypeError(
+            f"Argument 'side' passed to 'searchSorted' must be 'left' or 'right', but got "
+            f"{describe(side)}"
+        )
     return run_kernel(kn.SEARCH_SORTED, (seq2d, vals2d), {"side": side})
 
 
@@ -176,7 +181,12 @@ def in_top_k_async(predictions: Any, targets: Any, k: int = 1) -> Tensor:
     [1, 1]
     """
     preds = convert_to_tensor(predictions, "predictions", "inTopK")
-    targs = convert_to_tensor(targets, "targets", "inTopK")
+    try:
+        targs = convert_to_tensor(targets, "targets", "inTopK")
+    except BaseException:
+        if preds is not predictions:  # no conversion left behind
+            preds.dispose()
+        raise
     try:
         if preds.rank <= 1:
             raise ShapeError(

@@ -20,7 +20,7 @@ from ..autodiff import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import shape_str
-from ._op import convert_to_tensor, op
+from ._op import convert_to_tensor, float_arg, op
 from .arithmetic import add, div, minimum, mul, squared_difference, sub
 from .basic_math import abs as abs_
 from .basic_math import exp, log, log1p, neg, relu, square
@@ -267,6 +267,7 @@ def sigmoid_cross_entropy(
     """
     if label_smoothing is None:
         label_smoothing = 0
+    label_smoothing = float_arg(label_smoothing, "sigmoidCrossEntropy", "labelSmoothing")
     multi_class_labels, logits, weights = _convert(
         multi_class_labels, logits, weights, ("multiClassLabels", "logits"), "sigmoidCrossEntropy"
     )
@@ -329,6 +330,7 @@ def softmax_cross_entropy(
     """
     if label_smoothing is None:
         label_smoothing = 0
+    label_smoothing = float_arg(label_smoothing, "softmaxCrossEntropy", "labelSmoothing")
     onehot_labels, logits, weights = _convert(
         onehot_labels, logits, weights, ("onehotLabels", "logits"), "softmaxCrossEntropy"
     )

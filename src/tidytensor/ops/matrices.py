@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import kernel_names as k
 from ..backends.xp_kernels.matrices import decode_einsum_equation, einsum_returns_input
 from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, INT32
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, make_types_match, op, run_kernel
+from ._op import convert_to_tensor, describe, make_types_match, op, run_kernel
 from .reduction import expand_shape_to_keep_dim, js_str, parse_axis
 
 __all__ = [
@@ -130,6 +132,11 @@ def transpose(x: Any, perm: Any = None, conjugate: bool = False) -> Tensor:
     """
     x = convert_to_tensor(x, "x", "transpose")
     rank = x.rank
+    if perm is not None and not isinstance(perm, (list, tuple, np.ndarray)):
+        raise ArgumentTypeError(
+            f"Argument 'perm' passed to 'transpose' must be an array of integers, but got "
+            f"{describe(perm)}"
+        )
     perm = list(range(rank))[::-1] if perm is None else list(perm)
     if len(perm) != rank:
         raise ShapeError(

@@ -14,8 +14,8 @@ from .. import kernel_names as k
 from ..autodiff import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ..tensor_util import assert_non_negative_integer_dimensions, shape_str
-from ._op import convert_to_tensor, op, run_kernel
+from ..tensor_util import shape_str
+from ._op import checked_shape, convert_to_tensor, float_arg, int_arg, op, run_kernel
 from .arithmetic import mul, sub
 from .basic_math import exp, log, square
 from .reduction import expand_shape_to_keep_dim, js_str, parse_axis
@@ -107,6 +107,7 @@ def batch_norm(
     """
     if variance_epsilon is None:
         variance_epsilon = 0.001
+    variance_epsilon = float_arg(variance_epsilon, "batchNorm", "varianceEpsilon")
     x, mean, variance, offset, scale = _convert_bn_args(x, mean, variance, offset, scale)
     if mean.rank != variance.rank:
         raise ShapeError(
@@ -231,6 +232,10 @@ def local_response_normalization(
             "Error in localResponseNormalization: depthRadius must be an integer but got "
             f"depthRadius {js_str(depth_radius)}."
         )
+    depth_radius = int_arg(float(depth_radius), "localResponseNormalization", "depthRadius")
+    bias = float_arg(bias, "localResponseNormalization", "bias")
+    alpha = float_arg(alpha, "localResponseNormalization", "alpha")
+    beta = float_arg(beta, "localResponseNormalization", "beta")
     x4d = x
     if x.rank == 3:
         x4d = reshape(x, [1, *x._shape])
@@ -342,7 +347,7 @@ def sparse_to_dense(
     >>> tf.sparse_to_dense(tf.tensor1d([0, 2], 'int32'), tf.tensor1d([5, 6]), [4]).array_sync()
     [5.0, 0.0, 6.0, 0.0]
     """
-    output_shape = list(assert_non_negative_integer_dimensions(output_shape, "sparseToDense"))
+    output_shape = list(checked_shape(output_shape, "sparseToDense"))
     sparse_indices = convert_to_tensor(sparse_indices, "sparseIndices", "sparseToDense", "int32")
     sparse_values = convert_to_tensor(
         sparse_values, "sparseValues", "sparseToDense", "string_or_numeric"

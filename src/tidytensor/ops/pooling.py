@@ -20,12 +20,14 @@ from ._conv_util import (
     batched_like,
     check,
     check_pad_on_dim_rounding_mode,
+    check_pad_type,
     check_rank,
+    check_sizes,
     check_strides_or_dilations_one,
     conv_attrs,
     unbatched,
 )
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import convert_to_tensor, describe, op, run_kernel
 from .reduction import js_str
 from .sparse import Record
 
@@ -42,6 +44,7 @@ __all__ = [
 def _pool_attrs(
     filter_size: Any, strides: Any, pad: Any, dim_rounding_mode: Any, **attrs: Any
 ) -> dict[str, Any]:
+    check_sizes(filterSize=filter_size)
     return {"filter_size": filter_size, **conv_attrs(strides, pad, dim_rounding_mode), **attrs}
 
 
@@ -179,6 +182,8 @@ def max_pool_with_argmax(
     """
     x = convert_to_tensor(x, "x", "maxPoolWithArgmax")
     check_rank("maxPoolWithArgmax", "input", x.rank, 4, RANK_POOL)
+    check_pad_type("maxPoolWithArgmax", pad)
+    check_sizes(filterSize=filter_size, strides=strides, pad=pad if is_number(pad) else None)
     attrs = {
         "filter_size": filter_size,
         "strides": strides,
@@ -233,6 +238,18 @@ def pool(
         pad = "valid"
     x = convert_to_tensor(input, "x", "maxPool")
     x4, reshaped = batched(x, 4)
+    check_rank("pool", "input", x4.rank, 4, RANK_POOL)
+    if not isinstance(pooling_type, str):
+        raise InvalidArgumentError(
+            f"Error in pool: poolingType must be 'avg' or 'max', but got {describe(pooling_type)}"
+        )
+    check_pad_type("pool", pad)
+    check_sizes(
+        windowShape=window_shape,
+        strides=strides,
+        dilations=dilations,
+        pad=pad if is_number(pad) else None,
+    )
     check_strides_or_dilations_one("pool", strides, dilations)
     info = compute_pool2d_info(x4._shape, window_shape, strides, dilations, pad)
     dilation = list(info.dilations)

@@ -14,7 +14,7 @@ from typing import Any
 from .. import kernel_names as k
 from ..errors import ArgumentTypeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import convert_to_tensor, describe, op, run_kernel
 from .sparse import Record
 
 __all__ = ["ragged_gather", "ragged_range", "ragged_tensor_to_tensor"]
@@ -105,7 +105,14 @@ def ragged_tensor_to_tensor(
     vals = convert_to_tensor(values, "values", name)
     default = convert_to_tensor(default_value, "defaultValue", name, vals.dtype)
     partitions = _tensor_list(row_partition_tensors, name, "rowPartitionTensors")
-    types = [str(t) for t in row_partition_types]
+    if not isinstance(row_partition_types, (list, tuple)) or not all(
+        isinstance(t, str) for t in row_partition_types
+    ):
+        raise ArgumentTypeError(
+            f"Argument 'rowPartitionTypes' passed to '{name}' must be a list of strings, but "
+            f"got {describe(row_partition_types)}"
+        )
+    types = list(row_partition_types)
     return run_kernel(
         k.RAGGED_TENSOR_TO_TENSOR,
         (shape_t, vals, default, *partitions),

@@ -16,8 +16,19 @@ from .. import random_engines
 from ..dtypes import BOOL, COMPLEX64, FLOAT32, INT32, STRING
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ..tensor_util import assert_non_negative_integer_dimensions, fill_buffer
-from ._op import convert_to_tensor, op, run_kernel
+from ..tensor_util import fill_buffer
+from ._op import (
+    bool_arg,
+    checked_shape,
+    convert_to_tensor,
+    describe,
+    dtype_arg,
+    float_arg,
+    int_arg,
+    op,
+    run_kernel,
+    seed_arg,
+)
 from .creation import buffer
 from .transformations import reshape
 
@@ -41,8 +52,11 @@ def random_normal(
     >>> tf.random_normal([2, 2], 0, 1, 'float32', 42).shape
     [2, 2]
     """
-    shape = assert_non_negative_integer_dimensions(shape, "randomNormal")
-    _check_float_or_int(dtype)
+    shape = checked_shape(shape, "randomNormal")
+    _check_float_or_int(dtype, "randomNormal")
+    mean = float_arg(mean, "randomNormal", "mean")
+    std_dev = float_arg(std_dev, "randomNormal", "stdDev")
+    seed = seed_arg(seed, "randomNormal")
     res = buffer(shape, dtype)
     values = random_engines.normal_values(res.size, mean, std_dev, dtype, False, seed)
     return fill_buffer(res, values).to_tensor()
@@ -55,7 +69,7 @@ def random_standard_normal(shape: Any, dtype: str | None = None, seed: Any = Non
     >>> tf.random_standard_normal([3], 'float32', 1).dtype
     'float32'
     """
-    _check_float_or_int(dtype)
+    _check_float_or_int(dtype, "randomStandardNormal")
     return random_normal(shape, 0, 1, dtype, seed)
 
 
@@ -70,7 +84,11 @@ def random_uniform(
     >>> bool(((x >= -1) & (x < 1)).all())
     True
     """
-    shape = assert_non_negative_integer_dimensions(shape, "randomUniform")
+    shape = checked_shape(shape, "randomUniform")
+    minval = float_arg(minval, "randomUniform", "minval")
+    maxval = float_arg(maxval, "randomUniform", "maxval")
+    seed = seed_arg(seed, "randomUniform")
+    dtype_arg(dtype, "randomUniform", allow_none=True)
     res = buffer(shape, dtype or FLOAT32)
     if res.dtype == STRING:
         raise DTypeError("Unsupported data type string")
@@ -97,13 +115,17 @@ def random_gamma(
     >>> tf.random_gamma([2], 1, 1, 'float32', 3).shape
     [2]
     """
-    shape = assert_non_negative_integer_dimensions(shape, "randomGamma")
+    shape = checked_shape(shape, "randomGamma")
     if beta is None:
         beta = 1
     if dtype is None:
         dtype = FLOAT32
+    dtype_arg(dtype, "randomGamma")
     if dtype != FLOAT32 and dtype != INT32:
         raise DTypeError(f"Unsupported data type {dtype}")
+    alpha = float_arg(alpha, "randomGamma", "alpha")
+    beta = float_arg(beta, "randomGamma", "beta", finite=True)
+    seed = seed_arg(seed, "randomGamma")
     if not alpha > 0:
         raise InvalidArgumentError(f"randomGamma() needs alpha > 0, but got {alpha}")
     res = buffer(shape, dtype)
@@ -132,10 +154,19 @@ def multinomial(
         raise ShapeError(f"Rank of probabilities must be 1 or 2, but is {orig_rank}")
     if x.dtype == COMPLEX64:
         raise DTypeError("'multinomial' does not support complex64 tensors")
-    if int(num_samples) != num_samples or num_samples < 0:
+    n = float_arg(num_samples, "multinomial", "numSamples")
+    if not n.is_integer() or n < 0:
         raise InvalidArgumentError(
             f"multinomial() needs a non-negative integer numSamples, but got {num_samples}"
         )
+    num_samples = int_arg(n, "multinomial", "numSamples")
+    if num_samples * max(num_outcomes, 1) > 2**31 - 1:
+        raise InvalidArgumentError(
+            f"multinomial() would draw {num_samples} samples of {num_outcomes} outcomes, but at "
+            "most 2147483647 values are supported"
+        )
+    seed = seed_arg(seed, "multinomial")
+    normalized = bool_arg(normalized, "multinomial", "normalized")
     if not seed:  # TF.js: seed || Math.random()
         seed = None
     logits2d = reshape(x, [1, -1]) if orig_rank == 1 else x
@@ -151,9 +182,10 @@ def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None)
     >>> tf.rand([2], lambda: 3).array_sync()
     [3.0, 3.0]
     """
-    shape = assert_non_negative_integer_dimensions(shape, "rand")
-    if dtype is not None and dtype not in (FLOAT32, INT32, BOOL):
-        raise DTypeError(f"Unknown data type {dtype}")
+    shape = checked_shape(shape, "rand")
+    if dtype is not None and (type(dtype) is not str or dtype not in (FLOAT32, INT32, BOOL)):
+        shown = dtype if isinstance(dtype, str) else describe(dtype)
+        raise DTypeError(f"Unknown data type {shown} (in 'rand': expected float32, int32 or bool)")
     res = buffer(shape, dtype or FLOAT32)
     if res.size and not callable(rand_function):  # TF.js calls it once per element only
         raise ArgumentTypeError(
@@ -170,6 +202,7 @@ def _number(v: Any) -> float:
     return js_to_number(v)
 
 
-def _check_float_or_int(dtype: str | None) -> None:
+def _check_float_or_int(dtype: str | None, op_name: str) -> None:
+    dtype_arg(dtype, op_name, allow_none=True)
     if dtype == BOOL or dtype == STRING:
         raise DTypeError(f"Unsupported data type {dtype}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import kernel_names as k
@@ -9,7 +10,7 @@ from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import MAX_DIM, convert_to_tensor, op, run_kernel
 from .reduction import _is_int
 
 __all__ = ["unsorted_segment_sum"]
@@ -41,6 +42,12 @@ def unsorted_segment_sum(x: Any, segment_ids: Any, num_segments: int) -> Tensor:
         )
     ids_shape = segment_ids._shape + (1,) * max(0, x.rank - segment_ids.rank)
     shape = assert_and_get_broadcast_shape(ids_shape, x._shape)
+    slice_size = math.prod(shape[segment_ids.rank :]) if shape else 1
+    if num_segments * slice_size > MAX_DIM:
+        raise InvalidArgumentError(
+            f"Error in unsortedSegmentSum: numSegments {num_segments} would make "
+            f"{num_segments * slice_size} values, but at most {MAX_DIM} are supported"
+        )
     if not shape:
         raise ShapeError(
             "Error in unsortedSegmentSum: x and segmentIds are scalars, but the segments are "

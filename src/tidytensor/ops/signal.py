@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..tensor import Tensor
+from ._op import MAX_DIM, describe, float_arg, real_number
 
 __all__ = ["cosine_window", "enclosing_power_of_two"]
 
@@ -24,7 +25,12 @@ def enclosing_power_of_two(value: Any) -> float | int:
     >>> tf.enclosing_power_of_two(5), tf.enclosing_power_of_two(8), tf.enclosing_power_of_two(0.3)
     (8, 8, 0)
     """
-    v = float(value)
+    v = real_number(value)
+    if v is None:
+        raise ArgumentTypeError(
+            f"Argument 'value' passed to 'enclosingPowerOfTwo' must be a number, but got "
+            f"{describe(value)}"
+        )
     if math.isnan(v) or v < 0:
         return math.nan
     if v == 0:
@@ -48,12 +54,20 @@ def cosine_window(window_length: int, a: float, b: float) -> Tensor:
     from .creation import tensor1d
 
     n = window_length
-    if isinstance(n, bool) or not isinstance(n, (int, float)) or not float(n).is_integer() or n < 0:
+    if (
+        isinstance(n, bool)
+        or not isinstance(n, (int, float))
+        or not math.isfinite(n)
+        or not float(n).is_integer()
+        or not 0 <= n <= MAX_DIM
+    ):
         raise InvalidArgumentError(
-            f"Invalid typed array length: {n} (the window length passed to cosineWindow must "
-            "be a non-negative integer)"
+            f"Invalid typed array length: {describe(n)} (the window length passed to "
+            "cosineWindow must be a non-negative integer)"
         )
     n = int(n)
+    a = float_arg(a, "cosineWindow", "a")
+    b = float_arg(b, "cosineWindow", "b")
     even = 1 - n % 2
     period = n + even - 1
     values = []

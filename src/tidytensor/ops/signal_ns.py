@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op
+from ._op import bool_arg, convert_to_tensor, describe, float_arg, int_arg, op
 from .signal import cosine_window, enclosing_power_of_two
 
 __all__ = ["frame", "hamming_window", "hann_window", "stft"]
@@ -54,6 +54,11 @@ def frame(
     from .transformations import reshape
 
     x = convert_to_tensor(signal, "signal", "frame", "string_or_numeric")
+    frame_length = int_arg(frame_length, "frame", "frameLength", minimum=0)
+    frame_step = int_arg(frame_step, "frame", "frameStep", minimum=0)
+    pad_end = bool_arg(pad_end, "frame", "padEnd")
+    if not isinstance(pad_value, str):  # a string signal pads with a string
+        pad_value = float_arg(pad_value, "frame", "padValue")
     size = x.size
     if frame_step == 0 and (frame_length <= size or (pad_end and size > 0)):
         raise InvalidArgumentError(
@@ -93,8 +98,14 @@ def stft(
     from .arithmetic import mul
     from .spectral import rfft
 
+    frame_length = int_arg(frame_length, "stft", "frameLength", minimum=0)
     if fft_length is None:
         fft_length = enclosing_power_of_two(frame_length)
+    if not callable(window_fn):
+        raise ArgumentTypeError(
+            f"Argument 'windowFn' passed to 'stft' must be a function, but got "
+            f"{describe(window_fn)}"
+        )
     framed = frame(signal, frame_length, frame_step)
     windowed = mul(framed, window_fn(frame_length))
     return rfft(windowed, fft_length)

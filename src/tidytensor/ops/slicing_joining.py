@@ -18,7 +18,19 @@ from ..errors import (
 )
 from ..tensor import Tensor
 from ..tensor_util import scalar_tensor
-from ._op import convert_to_tensor, convert_to_tensor_array, op, parse_axis_param, run_kernel
+from ._op import (
+    axis_arg,
+    convert_to_tensor,
+    convert_to_tensor_array,
+    describe,
+    int_arg,
+    int_list_arg,
+    ints_arg,
+    op,
+    parse_axis_param,
+    real_number,
+    run_kernel,
+)
 from .transformations import _js, reshape, squeeze
 
 __all__ = [
@@ -51,7 +63,6 @@ __all__ = [
 ]
 
 
-
 def _family(name: str) -> Any:
     """An op of another family, looked up when called (families import each other lazily)."""
     from .. import ops
@@ -80,6 +91,7 @@ def concat(tensors: Any, axis: int = 0) -> Tensor:
                 )
     elif any(t.dtype == "complex64" for t in ts) or len({t.dtype == "string" for t in ts}) > 1:
         raise DTypeError(f"concat: cannot join tensors of dtypes {', '.join(t.dtype for t in ts)}")
+    axis = axis_arg(axis, ts[0]._shape, "concat")
     if len(ts) == 1:
         from .creation import clone
 
@@ -120,6 +132,7 @@ def stack(tensors: Any, axis: int = 0) -> Tensor:
     ts = convert_to_tensor_array(tensors, "tensors", "stack", "string_or_numeric")
     if len(ts) < 1:
         raise InvalidArgumentError("Pass at least one tensor to tf.stack")
+    axis = axis_arg(axis, [*ts[0]._shape, 1], "stack")
     if axis > ts[0].rank:
         raise InvalidArgumentError("Axis must be <= rank of the tensor")
     return run_kernel(k.PACK, tuple(ts), {"axis": int(axis)})
@@ -134,8 +147,10 @@ def unstack(x: Any, axis: int = 0) -> list[Tensor]:
     """
     t = convert_to_tensor(x, "x", "unstack", "string_or_numeric")
     rank = t.rank
-    if not -rank <= axis < rank:
-        raise InvalidArgumentError(f"Axis = {axis} is not in [-{rank}, {rank})")
+    f = real_number(axis)
+    if f is None or not -rank <= f < rank:
+        raise InvalidArgumentError(f"Axis = {describe(axis)} is not in [-{rank}, {rank})")
+    axis = axis_arg(axis, t._shape, "unstack")
     return run_kernel(k.UNPACK, (t,), {"axis": int(axis) + (rank if axis < 0 else 0)})
 
 
@@ -143,10 +158,17 @@ def _split_sizes(dim: int, num_or_size_splits: Any) -> list[int]:
     """TF.js's ``prepareSplitSize`` (a -1 size takes the rest, computed as TF.js computes it)."""
     if isinstance(num_or_size_splits, (int, float)) and not isinstance(num_or_size_splits, bool):
         n = num_or_size_splits
-        if n == 0 or dim % n != 0:
+        if n == 0 or not math.isfinite(n) or dim % n != 0:
             raise InvalidArgumentError("Number of splits must evenly divide the axis.")
         return [int(dim // n)] * int(n)
-    sizes = [int(s) for s in num_or_size_splits]
+    if not isinstance(num_or_size_splits, (list, tuple, Tensor)) and not hasattr(
+        num_or_size_splits, "ndim"
+    ):
+        raise ArgumentTypeError(
+            "Argument 'numOrSizeSplits' passed to 'split' must be a number or an array of "
+            f"numbers, but got {describe(num_or_size_splits)}"
+        )
+    sizes = int_list_arg(num_or_size_splits, "split", "numOrSizeSplits", minimum=-1)
     if not sizes:
         raise InvalidArgumentError("split: size_splits must not be empty")
     if sizes.count(-1) > 1:
@@ -169,7 +191,7 @@ def split(x: Any, num_or_size_splits: Any, axis: int = 0) -> list[Tensor]:
     [[1, 1], [1, 3]]
     """
     t = convert_to_tensor(x, "x", "split")
-    ax = parse_axis_param(axis, t._shape, "split")[0]
+    ax = parse_axis_param(axis_arg(axis, t._shape, "split"), t._shape, "split")[0]
     sizes = _split_sizes(t._shape[ax], num_or_size_splits)
     return run_kernel(k.SPLIT_V, (t,), {"num_or_size_splits": sizes, "axis": ax})
 
@@ -182,7 +204,7 @@ def tile(x: Any, reps: Any) -> Tensor:
     [1.0, 2.0, 1.0, 2.0]
     """
     t = convert_to_tensor(x, "x", "tile", "string_or_numeric")
-    reps = [int(r) for r in reps]
+    reps = int_list_arg(reps, "tile", "reps")
     if t.rank != len(reps):
         raise ShapeError(
             f"Error in transpose: rank of input {t.rank} must match length of reps {_js(reps)}."
@@ -205,6 +227,8 @@ def slice(x: Any, begin: Any, size: Any = None) -> Tensor:  # noqa: A001 - TF.js
     t = convert_to_tensor(x, "x", "slice", "string_or_numeric")
     if t.rank == 0:
         raise InvalidArgumentError("Slicing scalar is not possible")
+    begin = ints_arg(begin, "slice", "begin")
+    size = ints_arg(size, "slice", "size", allow_none=True)
     return run_kernel(k.SLICE, (t,), {"begin": begin, "size": size})
 
 
@@ -250,15 +274,16 @@ def strided_slice(
     [[3.0, 2.0], [6.0, 5.0]]
     """
     t = convert_to_tensor(x, "x", "stridedSlice", "string_or_numeric")
+    name = "stridedSlice"
     attrs = {
-        "begin": [int(b) for b in begin],
-        "end": [int(e) for e in end],
-        "strides": None if strides is None else [int(s) for s in strides],
-        "begin_mask": int(begin_mask),
-        "end_mask": int(end_mask),
-        "ellipsis_mask": int(ellipsis_mask),
-        "new_axis_mask": int(new_axis_mask),
-        "shrink_axis_mask": int(shrink_axis_mask),
+        "begin": int_list_arg(begin, name, "begin"),
+        "end": int_list_arg(end, name, "end"),
+        "strides": None if strides is None else int_list_arg(strides, name, "strides"),
+        "begin_mask": int_arg(begin_mask, name, "beginMask", minimum=0),
+        "end_mask": int_arg(end_mask, name, "endMask", minimum=0),
+        "ellipsis_mask": int_arg(ellipsis_mask, name, "ellipsisMask", minimum=0),
+        "new_axis_mask": int_arg(new_axis_mask, name, "newAxisMask", minimum=0),
+        "shrink_axis_mask": int_arg(shrink_axis_mask, name, "shrinkAxisMask", minimum=0),
     }
     return run_kernel(k.STRIDED_SLICE, (t,), attrs)
 
@@ -271,6 +296,7 @@ def reverse(x: Any, axis: Any = None) -> Tensor:
     [[2.0, 1.0], [4.0, 3.0]]
     """
     t = convert_to_tensor(x, "x", "reverse")
+    axis = axis_arg(axis, t._shape, "reverse", allow_none=True, many=True)
     return run_kernel(k.REVERSE, (t,), {"dims": axis})
 
 
@@ -316,6 +342,9 @@ def gather(x: Any, indices: Any, axis: int = 0, batch_dims: int = 0) -> Tensor:
     """
     t = convert_to_tensor(x, "x", "gather")
     idx = convert_to_tensor(indices, "indices", "gather", "int32")
+    axis = axis_arg(axis, t._shape, "gather")
+    if batch_dims is not None:
+        batch_dims = int_arg(batch_dims, "gather", "batchDims", minimum=-(2**31))
     return run_kernel(k.GATHER_V2, (t, idx), {"axis": axis, "batch_dims": batch_dims})
 
 
@@ -382,6 +411,11 @@ def scatter_nd(indices: Any, updates: Any, shape: Any) -> Tensor:
     >>> tf.scatter_nd(tf.tensor([[1], [3]], None, 'int32'), tf.tensor([9, 10]), [4]).array_sync()
     [0.0, 9.0, 0.0, 10.0]
     """
+    if not isinstance(shape, (list, tuple)) and not hasattr(shape, "ndim"):
+        raise ShapeError(
+            f"Tensor must have a shape comprised of positive integers but got shape "
+            f"{describe(shape)}."
+        )
     shape = list(shape)
     if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise ShapeError(
@@ -429,10 +463,21 @@ def meshgrid(x: Any = None, y: Any = None, indexing: Any = "xy") -> list[Tensor]
         raise ArgumentTypeError(f"{indexing} is not a valid third argument to meshgrid")
     if x is None:
         return []
+    for name, v in (("x", x), ("y", y)):
+        if isinstance(v, Tensor) and v.dtype in ("string", "complex64"):
+            raise DTypeError(
+                f"Argument '{name}' passed to 'meshgrid' must be a float32, int32 or bool "
+                f"tensor, but got {describe(v)}"
+            )
     tx = convert_to_tensor(x, "x", "meshgrid", x.dtype if isinstance(x, Tensor) else "float32")
     if y is None:
         return [tx]
-    ty = convert_to_tensor(y, "y", "meshgrid", y.dtype if isinstance(y, Tensor) else "float32")
+    try:
+        ty = convert_to_tensor(y, "y", "meshgrid", y.dtype if isinstance(y, Tensor) else "float32")
+    except BaseException:
+        if tx is not x:
+            tx.dispose()
+        raise
     w, h = tx.size, ty.size
     ones, mat_mul = _family("ones"), _family("mat_mul")
     if indexing == "xy":
@@ -449,15 +494,23 @@ def boolean_mask_async(tensor: Any, mask: Any, axis: int | None = None) -> Tenso
     >>> tf.boolean_mask_async(tf.tensor([[1, 2], [3, 4]]), tf.tensor([True, False])).array_sync()
     [[1.0, 2.0]]
     """
+    start = 0 if axis is None else int_arg(axis, "boolMask", "axis", minimum=0)
     t = convert_to_tensor(tensor, "tensor", "boolMask")
-    m = convert_to_tensor(mask, "mask", "boolMask", "bool")
-    start = 0 if axis is None else int(axis)
+    try:
+        m = convert_to_tensor(mask, "mask", "boolMask", "bool")
+    except BaseException:
+        if t is not tensor:
+            t.dispose()
+        raise
     k_dims = m.rank
     shape = list(t._shape)
-    if k_dims <= 0:
-        raise ShapeError("mask cannot be scalar")
     covered = shape[start : start + k_dims]
-    if covered != list(m._shape):
+    if k_dims <= 0 or covered != list(m._shape):
+        for made, given in ((t, tensor), (m, mask)):  # fail without leaving conversions behind
+            if made is not given:
+                made.dispose()
+        if k_dims <= 0:
+            raise ShapeError("mask cannot be scalar")
         raise ShapeError(
             "mask's shape must match the first K dimensions of tensor's shape, "
             f"Shapes {_js(covered)} and {_js(m._shape)} must match"

@@ -17,7 +17,7 @@ from .. import kernel_names as k
 from ..dtypes import COMPLEX64, FLOAT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import MAX_DIM, convert_to_tensor, op, real_number, run_kernel
 
 __all__ = ["fft", "ifft", "irfft", "rfft"]
 
@@ -92,7 +92,10 @@ def rfft(input: Any, fft_length: int | None = None) -> Tensor:  # noqa: A002 - T
         raise DTypeError(f"The dtype for rfft() must be real value but got {x.dtype}")
     _check_inner(x, "rfft")
     if fft_length is not None and (
-        isinstance(fft_length, bool) or not float(fft_length).is_integer() or fft_length < 1
+        real_number(fft_length) is None
+        or not math.isfinite(fft_length)
+        or not float(fft_length).is_integer()
+        or not 1 <= fft_length <= MAX_DIM
     ):
         raise InvalidArgumentError(
             f"fftLength passed to tf.spectral.rfft() must be a positive integer, but got "

@@ -9,13 +9,24 @@ regular expression. Ops that TF.js answers with an object return a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import kernel_names as k
 from ..dtypes import INT32, STRING
 from ..errors import DTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import (
+    bool_arg,
+    convert_to_tensor,
+    describe,
+    float_arg,
+    int_arg,
+    int_list_arg,
+    op,
+    run_kernel,
+    str_arg,
+)
 from .sparse import Record, js_shape
 
 __all__ = [
@@ -71,14 +82,18 @@ def string_n_grams(
     splits = convert_to_tensor(data_splits, "dataSplits", "stringNGrams")
     if splits.dtype != INT32:
         raise DTypeError("Data splits must be of datatype int32")
-    widths = [n_gram_widths] if isinstance(n_gram_widths, int) else list(n_gram_widths)
+    name = "stringNGrams"
+    widths = int_list_arg(n_gram_widths, name, "nGramWidths", scalar_ok=True)
+    pad_width = int_arg(pad_width, name, "padWidth", minimum=-1)
     attrs = {
-        "separator": separator,
-        "n_gram_widths": [int(w) for w in widths],
-        "left_pad": left_pad,
-        "right_pad": right_pad,
-        "pad_width": int(pad_width),
-        "preserve_short_sequences": bool(preserve_short_sequences),
+        "separator": str_arg(separator, name, "separator"),
+        "n_gram_widths": widths,
+        "left_pad": str_arg(left_pad, name, "leftPad"),
+        "right_pad": str_arg(right_pad, name, "rightPad"),
+        "pad_width": pad_width,
+        "preserve_short_sequences": bool_arg(
+            preserve_short_sequences, name, "preserveShortSequences"
+        ),
     }
     out = run_kernel(k.STRING_N_GRAMS, (x, splits), attrs)
     return StringNGramsResult(n_grams=out[0], n_grams_splits=out[1])
@@ -104,7 +119,8 @@ def string_split(input: Any, delimiter: Any, skip_empty: bool = True) -> StringS
         raise InvalidArgumentError(
             f"Delimiter should be a scalar but received shape {js_shape(delim._shape)}"
         )
-    out = run_kernel(k.STRING_SPLIT, (x, delim), {"skip_empty": bool(skip_empty)})
+    skip_empty = bool_arg(skip_empty, "stringSplit", "skipEmpty")
+    out = run_kernel(k.STRING_SPLIT, (x, delim), {"skip_empty": skip_empty})
     return StringSplitResult(indices=out[0], values=out[1], shape=out[2])
 
 
@@ -117,8 +133,13 @@ def string_to_hash_bucket_fast(input: Any, num_buckets: int) -> Tensor:  # noqa:
     [0, 2, 2]
     """
     x = convert_to_tensor(input, "input", "stringToHashBucketFast", STRING)
-    if num_buckets <= 0:
+    buckets = float_arg(num_buckets, "stringToHashBucketFast", "numBuckets")
+    if buckets <= 0:
         raise InvalidArgumentError("Number of buckets must be at least 1")
+    if not math.isfinite(buckets):
+        raise InvalidArgumentError(
+            f"Number of buckets must be a finite number, but got {describe(num_buckets)}"
+        )
     return run_kernel(k.STRING_TO_HASH_BUCKET_FAST, (x,), {"num_buckets": num_buckets})
 
 
@@ -138,5 +159,10 @@ def static_regex_replace(
     ['This will have normal whitespace']
     """
     x = convert_to_tensor(input, "input", "staticRegexReplace", STRING)
-    attrs = {"pattern": pattern, "rewrite": rewrite, "replace_global": bool(replace_global)}
+    name = "staticRegexReplace"
+    attrs = {
+        "pattern": str_arg(pattern, name, "pattern"),
+        "rewrite": str_arg(rewrite, name, "rewrite"),
+        "replace_global": bool_arg(replace_global, name, "replaceGlobal"),
+    }
     return run_kernel(k.STATIC_REGEX_REPLACE, (x,), attrs)

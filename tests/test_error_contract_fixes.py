@@ -51,7 +51,7 @@ def test_backstop_keeps_errors_from_the_users_own_callback():
 
 
 def test_backstop_translates_each_builtin_error_to_its_kind():
-    from tidytensor.ops._op import guarded
+    from tidytensor.ops._op import op
 
     for fn, args, cls in (
         (np.empty, (2**50,), tf.ResourceExhaustedError),  # MemoryError
@@ -61,7 +61,7 @@ def test_backstop_translates_each_builtin_error_to_its_kind():
         (len, (3,), tf.ArgumentTypeError),  # TypeError
     ):
         with pytest.raises(cls, match="Invalid arguments to 'myop'"):
-            guarded(fn, "myop")(*args)
+            op(fn, name="myop")(*args)
 
 
 # ----------------------------------------------------------------------------- axes

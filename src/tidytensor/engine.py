@@ -662,7 +662,13 @@ class Engine:
         self.end_scope(result)
         return result
 
-    def make_op(self, name: str, fn: Callable, fast_kernel: str | None = None) -> Callable:
+    def make_op(
+        self,
+        name: str,
+        fn: Callable,
+        fast_kernel: str | None = None,
+        on_error: Callable[[BaseException, tuple, dict], BaseException | None] | None = None,
+    ) -> Callable:
         """Wraps a public op so that its temporaries never leak (the ``@op`` decorator).
 
         Equivalent to TF.js's ``<name>__op`` scope without allocating one: the op marks the
@@ -672,6 +678,10 @@ class Engine:
         With ``fast_kernel``, calls whose arguments are all float32 tensors of one shape go
         straight to that kernel: the op body would only pass them through (no conversion,
         cast or broadcast check), and one kernel makes no temporaries to clean up.
+
+        ``on_error(exc, args, kwargs)``, when given, may return the error to raise in place of
+        ``exc`` once the op's temporaries are gone (None: ``exc`` propagates). It runs only on
+        the error path, so it costs nothing on a successful call.
         """
         engine = self
         internal = sites.internal_codes
@@ -704,13 +714,17 @@ class Engine:
                 ctx.site = capture(getframe(1))
             try:
                 result = fn(*args, **kwargs)
-            except BaseException:
+            except BaseException as exc:
                 engine._unwind_op(scope, mark, None, name)
                 if outer:
                     ctx.site = None
                 if top:
                     track.clear()
                     ctx.active = None
+                if on_error is not None:
+                    replacement = on_error(exc, args, kwargs)
+                    if replacement is not None:
+                        raise replacement from None
                 raise
             if len(track) != mark + 1 or track[mark] is not result:
                 engine._unwind_op(scope, mark, result, name)

@@ -46,7 +46,6 @@ __all__ = [
     "describe",
     "dtype_arg",
     "float_arg",
-    "guarded",
     "int_arg",
     "int_list_arg",
     "ints_arg",
@@ -80,8 +79,11 @@ def op(fn: F | None = None, *, name: str | None = None, fast_kernel: str | None 
     def decorate(fn: F) -> F:
         scope_name = (name or fn.__name__.rstrip("_")) + OP_SCOPE_SUFFIX
         op_name = scope_name[: -len(OP_SCOPE_SUFFIX)]
-        body = guarded(fn, op_name)
-        wrapper = functools.wraps(fn)(ENGINE.make_op(scope_name, body, fast_kernel))
+
+        def on_error(exc: BaseException, args: tuple, kwargs: dict) -> BaseException | None:
+            return translate_error(exc, op_name, fn, args, kwargs)
+
+        wrapper = functools.wraps(fn)(ENGINE.make_op(scope_name, fn, fast_kernel, on_error))
         wrapper.op_name = op_name  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 
@@ -456,19 +458,3 @@ def translate_error(
         f"{_given_text(fn, args, kwargs) or 'no arguments'}. Expected: "
         f"{op_name}{_signature_text(fn)}"
     )
-
-
-def guarded(fn: Callable, op_name: str) -> Callable:
-    """``fn`` with builtin errors from unforeseen arguments turned into tidytensor errors
-    (see :func:`translate_error`); the original error stays reachable as ``__context__``."""
-
-    def guard(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except _CAUGHT as exc:
-            err = translate_error(exc, op_name, fn, args, kwargs)
-            if err is None:
-                raise
-            raise err from None
-
-    return guard

@@ -1,6 +1,7 @@
-"""Kernel names of tidytensor's fused Layers losses (no TF.js equivalent).
+"""Kernel names of tidytensor's fused losses (no TF.js equivalent).
 
-TF.js computes a Layers loss such as ``categoricalCrossentropy`` from a dozen small ops,
+TF.js computes a Layers loss such as ``categoricalCrossentropy`` (or the per-example
+``softmaxCrossEntropyWithLogits`` of ``tf.losses.softmaxCrossEntropy``) from a dozen small ops,
 and its gradient from two dozen more. When nothing watches kernels one by one (no
 ``tf.profile``, no nested gradient call that would differentiate the gradient itself),
 tidytensor runs the same arithmetic, in the same order and precision, as one forward
@@ -23,3 +24,11 @@ BINARY_CROSSENTROPY = "TidyBinaryCrossentropy"
 #: inputs: dy, target, output; attrs: epsilon, wrt ("output" or "target") -> that input's
 #: gradient
 BINARY_CROSSENTROPY_GRAD = "TidyBinaryCrossentropyGrad"
+#: inputs: labels, logits (float32, same shape, rank >= 1) -> per-example loss (shape without
+#: the last axis): TF.js's softmaxCrossEntropyWithLogits_ forward (logSumExp, then
+#: -sum(labels * (logits - lse), -1))
+SOFTMAX_CROSS_ENTROPY = "TidySoftmaxCrossEntropyWithLogits"
+#: inputs: dy, labels, logits; attrs: wrt ("labels" or "logits") -> that input's gradient
+#: (TF.js's custom gradient: dy * (labels - softmax) for the labels, its negation's
+#: counterpart dy * (softmax - labels) for the logits)
+SOFTMAX_CROSS_ENTROPY_GRAD = "TidySoftmaxCrossEntropyWithLogitsGrad"

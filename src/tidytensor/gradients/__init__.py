@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     layers_dense,
     layers_losses,
     logical,
+    losses,
     matrices,
     normalization,
     pooling,

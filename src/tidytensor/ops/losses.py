@@ -16,11 +16,13 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from .. import kernel_names_losses as kl
 from ..autodiff import custom_grad
+from ..engine import ENGINE
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import shape_str
-from ._op import convert_to_tensor, float_arg, op
+from ._op import convert_to_tensor, float_arg, op, run_kernel
 from .arithmetic import add, div, minimum, mul, squared_difference, sub
 from .basic_math import abs as abs_
 from .basic_math import exp, log, log1p, neg, relu, square
@@ -293,6 +295,14 @@ def _softmax_cross_entropy_with_logits(labels: Tensor, logits: Tensor, dim: int 
             "Softmax cross entropy along a non-last dimension is not yet supported. "
             f"Labels / logits was rank {logits.rank} and dim was {dim}"
         )
+    if (
+        labels.dtype == "float32"
+        and logits.dtype == "float32"
+        and labels._shape == logits._shape
+        and len(logits._shape) > 0
+        and ENGINE.may_fuse(1)
+    ):  # the same arithmetic and custom gradient as one kernel each (kernel_names_losses.py)
+        return run_kernel(kl.SOFTMAX_CROSS_ENTROPY, (labels, logits))
 
     def forward(labels: Tensor, logits: Tensor, save: Any) -> dict:
         lse = log_sum_exp(logits, [dim], True)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tidytensor as tf
+from kernel_recorder import recorded_kernels
 
 CASES = [
     # (batch, in, units, activation, use_bias)
@@ -66,7 +67,6 @@ def test_fused_dense_and_its_gradients_are_bit_identical(case):
 
 def _kernels_of_a_training_step(fused: bool) -> tuple[list[str], list[int]]:
     tf.set_kernel_fusion(fused)
-    seen = []
     try:
         model = tf.sequential(
             layers=[
@@ -82,16 +82,8 @@ def _kernels_of_a_training_step(fused: bool) -> tuple[list[str], list[int]]:
         x, y = tf.ones([5, 3]), tf.tensor([[0.0, 1.0]] * 5)
         model.train_on_batch(x, y)
         before = tf.memory()
-        engine = tf.engine()
-        kernels = engine._kernels
-        engine._kernels = {
-            name: (lambda inputs, attrs, fn=fn, name=name: seen.append(name) or fn(inputs, attrs))
-            for name, fn in kernels.items()
-        }
-        try:
+        with recorded_kernels() as seen:
             model.train_on_batch(x, y)
-        finally:
-            engine._kernels = kernels
         after = tf.memory()
         counts = [after.num_tensors - before.num_tensors, after.num_bytes - before.num_bytes]
         weights = [w.numpy() for w in model.get_weights()]
@@ -142,18 +134,9 @@ def test_profile_and_nested_gradients_run_tfjs_kernels():
 def test_other_ranks_and_dtypes_take_the_ops():
     layer = tf.layers.dense(units=2, input_shape=[3, 4])
     x = tf.ones([2, 3, 4])
-    seen = []
-    engine = tf.engine()
     layer.apply(x).dispose()
-    kernels = engine._kernels
-    engine._kernels = {
-        name: (lambda inputs, attrs, fn=fn, name=name: seen.append(name) or fn(inputs, attrs))
-        for name, fn in kernels.items()
-    }
-    try:
+    with recorded_kernels() as seen:
         layer.apply(x).dispose()
-    finally:
-        engine._kernels = kernels
     assert "TidyDense" not in seen
     x.dispose()
     layer.dispose()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tidytensor as tf
+from kernel_recorder import recorded_kernels
 
 SHAPES = [(5,), (3, 4), (2, 3, 4), (64, 10), (7, 1)]
 
@@ -61,19 +62,10 @@ def test_fused_kernel_runs_unobserved_and_tfjs_kernels_under_profile():
     assert not any(n.startswith("Tidy") for n in names) and "Max" in names and "Exp" in names
     info.result.dispose()
 
-    seen = []
-    engine = tf.engine()
-    kernels = engine._kernels
-    engine._kernels = {
-        name: (lambda inputs, attrs, fn=fn, name=name: seen.append(name) or fn(inputs, attrs))
-        for name, fn in kernels.items()
-    }
-    try:
+    with recorded_kernels() as seen:
         before = tf.memory().num_tensors
         loss = tf.losses.softmax_cross_entropy(y, x)
         assert tf.memory().num_tensors == before + 1
-    finally:
-        engine._kernels = kernels
     assert "TidySoftmaxCrossEntropyWithLogits" in seen and "Max" not in seen
     tf.dispose([y, x, loss])
 

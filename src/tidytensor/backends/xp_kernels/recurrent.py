@@ -617,7 +617,6 @@ def gru_sequence_grad(
     dS = _sequence_grad_t(dseq, T, xp)
     dZR, dZH = _take(xp, T, 2 * U, B), _take(xp, T, U, B)
     dXH, dXR = _take(xp, T, K, B), _take(xp, T, K, B)
-    dzr_d, dh_d = _take(xp, 2 * U, B), _take(xp, U, B)
     dh = _grad_start(dh_last, U, B, xp)
     dhin, tb = _take(xp, U, B), _take(xp, U, B)
     if M is not None:
@@ -626,6 +625,14 @@ def gru_sequence_grad(
     else:
         dm_t = None
     drm = xp.zeros((U, B), dtype=xp.float32) if rm is not None else None
+    # Per-step factors worked out for all steps at once (the same values): hin - hh, 1 - z,
+    # the candidate's and the gates' activation derivatives.
+    HIN_HH, Z1 = _take(xp, T, U, B), _take(xp, T, U, B)
+    xp.subtract(XH[:T, D : D + U], HH, out=HIN_HH)
+    xp.subtract(1, AZR[:, :U], out=Z1)
+    DHH, DZR = _take(xp, T, U, B), _take(xp, T, 2 * U, B)
+    _dact(act, HH, DHH, xp)
+    _dact(ra, AZR, DZR, xp)
     for t in range(T - 1, -1, -1):
         if dS is not None:
             xp.add(dh, dS[t], out=dh)
@@ -647,21 +654,17 @@ def gru_sequence_grad(
         else:
             dhn = dh
         dzr, dzh = dZR[t], dZH[t]
-        xp.subtract(hin, hh, out=tb)
-        xp.multiply(tb, dhn, out=dzr[:U])
-        xp.subtract(1, gate, out=tb)
-        xp.multiply(tb, dhn, out=dzh)
+        xp.multiply(HIN_HH[t], dhn, out=dzr[:U])
+        xp.multiply(Z1[t], dhn, out=dzh)
         xp.multiply(dhn, gate, out=dhin)
-        _dact(act, hh, dh_d, xp)
-        xp.multiply(dzh, dh_d, out=dzh)
+        xp.multiply(dzh, DHH[t], out=dzh)
         dxr = dXR[t]
         xp.dot(wh, dzh, out=dxr)
         drh = dxr[D : D + U]
         xp.multiply(drh, hin, out=dzr[U:])
         xp.multiply(drh, reset, out=tb)
         xp.add(dhin, tb, out=dhin)
-        _dact(ra, azr, dzr_d, xp)
-        xp.multiply(dzr, dzr_d, out=dzr)
+        xp.multiply(dzr, DZR[t], out=dzr)
         dxh = dXH[t]
         xp.dot(wzr, dzr, out=dxh)
         dh = dxh[D : D + U]

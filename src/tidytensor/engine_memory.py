@@ -1,0 +1,134 @@
+"""The engine's memory reporting: ``tf.memory()``, the memory limit and its over-budget
+error (with the largest live tensors), the peak of live bytes, and leaked handles (tensors
+garbage-collected undisposed).
+
+``MemoryAccounting`` is mixed into ``Engine`` (``engine.py``), which does the counting itself
+on the per-op path (``_make_tensor``, ``dispose_tensor``); this module only reads, limits and
+reports those counters, off that path.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import warnings
+from typing import Any
+
+from . import sites
+from .engine_records import LeakedTensor, MemoryInfo
+from .errors import ResourceExhaustedError
+from .tensor import Tensor
+
+
+class MemoryAccounting:
+    """Memory limit, memory report and leak records (mixed into ``Engine``)."""
+
+    def memory(self) -> MemoryInfo:
+        state = self.state
+        fields = dict(self.backend.memory())
+        fields["num_tensors"] = state.num_tensors
+        fields["num_data_buffers"] = state.num_data_buffers
+        fields["num_bytes"] = state.num_bytes
+        if state.num_string_tensors > 0:
+            fields["unreliable"] = True
+            reasons = list(fields.get("reasons", []))
+            reasons.append("Memory usage by string tensors is approximate (2 bytes per character)")
+            fields["reasons"] = reasons
+        return MemoryInfo(**fields)
+
+    def _over_budget(self, data_id: Any, shape: tuple, dtype: str) -> None:
+        """A fresh buffer took live buffer bytes past the memory limit: free it, take its
+        bytes back and raise (nothing else was counted yet)."""
+        state = self.state
+        live = state.buffer_bytes
+        state.buffer_bytes -= data_id.nbytes
+        data_id.backend.dispose_data(data_id, True)
+        raise ResourceExhaustedError(
+            _budget_message(
+                data_id.nbytes,
+                shape,
+                dtype,
+                self.memory_limit,
+                live - data_id.nbytes,
+                state.leaked,
+            )
+        )
+
+    def set_memory_limit(self, limit: int | None) -> None:
+        """Caps the bytes of live tensor buffers (None: no cap)."""
+        self.memory_limit = None if limit is None else int(limit)
+        self.state.byte_limit = math.inf if limit is None else self.memory_limit
+
+    @property
+    def peak_bytes(self) -> int:
+        """The most bytes of live tensor buffers since the last ``reset_memory_stats``."""
+        state = self.state
+        return max(state.peak_bytes, state.buffer_bytes)
+
+    def reset_memory_stats(self) -> None:
+        self.state.peak_bytes = self.state.buffer_bytes
+
+    # ================================================================ leaks
+    def record_leak(self, t: Tensor) -> None:
+        """A handle was garbage-collected undisposed while its buffer lives: keep it counted
+        (as TF.js would), remember where it came from, and warn (``ResourceWarning``)."""
+        data_id = t.data_id
+        if data_id.refs <= 0 or not data_id.backend.alive:
+            return
+        record = LeakedTensor(t.id, data_id, t._shape, t.dtype, t._site)
+        self.state.leaked.append(record)
+        if self.warn_leaks:
+            warnings.warn(
+                f"Tensor {t.id} (shape={list(t._shape)}, dtype='{t.dtype}') created at "
+                f"{sites.format_site(t._site)} was garbage-collected without being disposed; its "
+                "buffer stays allocated. Dispose it, create it inside tf.tidy(), or call "
+                "tf.dispose_leaked().",
+                ResourceWarning,
+                stacklevel=3,
+            )
+
+    def dispose_leaked(self) -> int:
+        """Frees every buffer held by leaked handles; returns how many handles it released."""
+        leaked, self.state.leaked = self.state.leaked, []
+        for record in leaked:
+            self.dispose_tensor(record)
+        return len(leaked)
+
+
+def _budget_message(
+    request: int, shape: tuple, dtype: str, limit: int, live: int, leaked: list[LeakedTensor]
+) -> str:
+    lines = [
+        f"Allocating {request} bytes for a {dtype} tensor of shape {list(shape)} would take live "
+        f"tensor memory to {live + request} bytes, past the limit of {limit} bytes "
+        f"({live} bytes are live). Nothing was allocated; free tensors and try again.",
+    ]
+    largest = _largest_live_tensors(5, leaked)
+    if largest:
+        lines.append("Largest live tensors:")
+        for t, nbytes in largest:
+            note = " (garbage-collected undisposed)" if isinstance(t, LeakedTensor) else ""
+            lines.append(
+                f"  Tensor {t.id} shape={list(t._shape)} dtype={t.dtype}: {nbytes} bytes, "
+                f"created at {sites.format_site(t._site)}{note}"
+            )
+    return "\n".join(lines)
+
+
+def _largest_live_tensors(n: int, leaked: list[LeakedTensor]) -> list[tuple[Any, int]]:
+    """The n largest live handles (found through the garbage collector: error path only),
+    with the ``leaked`` records' buffers (garbage-collected handles hold live buffers too)."""
+    found: list[tuple[Any, int]] = []
+    for obj in gc.get_objects():
+        if (
+            isinstance(obj, Tensor)
+            and not obj._disposed
+            and obj.data_id.refs > 0
+            and obj.data_id.backend.alive  # not a handle from before a reset
+        ):
+            found.append((obj, obj.data_id.nbytes))
+    for record in leaked:
+        if not record._disposed and record.data_id.refs > 0 and record.data_id.backend.alive:
+            found.append((record, record.data_id.nbytes))
+    found.sort(key=lambda pair: -pair[1])
+    return found[:n]

@@ -1,0 +1,127 @@
+"""One training or test step of a compiled model: ``make_train_function`` (forward pass, loss,
+metrics and one optimizer step), ``make_test_function`` (loss and metrics), and the test loop
+that averages a test function over batches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import ops
+from ..scopes import dispose, keep, tidy
+from ..tensor import Tensor
+from . import backend as K
+from .data import make_batches, slice_arrays_by_indices
+from .executor import FeedDict, execute
+
+__all__ = [
+    "get_deduped_metrics_names",
+    "make_test_function",
+    "make_train_function",
+]
+
+
+def make_train_function(model: Any) -> Callable[[list[Any]], list[Tensor]]:
+    """A function of ``inputs + targets + sample_weights`` that runs one optimizer step and
+    returns ``[total_loss, *metrics]`` (scalars the caller disposes)."""
+    n_in, n_out = len(model.inputs), len(model.outputs)
+
+    def train_function(data: list[Any]) -> list[Tensor]:
+        inputs = data[:n_in]
+        targets = data[n_in : n_in + n_out]
+        sample_weights = data[n_in + n_out : n_in + 2 * n_out]
+        loss_values: list[Tensor] = []
+        metrics_values: list[Tensor] = []
+
+        def total_loss_function() -> Tensor:
+            feed = FeedDict([(model.inputs[i], inputs[i]) for i in range(n_in)])
+            outputs = execute(model.outputs, feed, {"training": True})
+            total = None
+            for i, loss_fn in enumerate(model.loss_functions):
+                loss = loss_fn(targets[i], outputs[i])
+                if i < len(sample_weights) and sample_weights[i] is not None:
+                    loss = ops.mul(loss, sample_weights[i])
+                loss_values.append(ops.mean(loss))
+                total = loss if i == 0 else ops.add(total, loss)
+            for i, (metric, output_index) in enumerate(model.metrics_tensors):
+                if n_out > 1 and i < n_out:
+                    value = loss_values[i]
+                else:
+                    value = ops.mean(metric(targets[output_index], outputs[output_index]))
+                keep(value)
+                metrics_values.append(value)
+            total = ops.mean(total)
+            for regularizer_loss in model.calculate_losses():
+                total = ops.add(total, regularizer_loss)
+            return total
+
+        variables = [w.read() for w in model.collected_trainable_weights]
+        try:
+            total_loss_value = model.optimizer_.minimize(total_loss_function, True, variables)
+        except BaseException:
+            dispose(metrics_values)
+            raise
+        return [total_loss_value, *metrics_values]
+
+    return train_function
+
+
+def make_test_function(model: Any) -> Callable[[list[Any]], list[Tensor]]:
+    """Sets and returns ``model.test_function``: ``inputs + targets`` → ``[total_loss,
+    *metrics]`` (per-output losses come first among the metrics of a multi-output model)."""
+    n_in, n_out = len(model.inputs), len(model.outputs)
+
+    def test_function(data: list[Any]) -> list[Tensor]:
+        def body() -> list[Tensor]:
+            inputs = data[:n_in]
+            targets = data[n_in : n_in + n_out]
+            feed = FeedDict([(model.inputs[i], inputs[i]) for i in range(n_in)])
+            outputs = execute(model.outputs, feed)
+            total = None
+            for i, loss_fn in enumerate(model.loss_functions):
+                loss = ops.mean(loss_fn(targets[i], outputs[i]))
+                total = loss if i == 0 else ops.add(total, loss)
+            values = [total]
+            for metric, output_index in model.metrics_tensors:
+                values.append(ops.mean(metric(targets[output_index], outputs[output_index])))
+            return values
+
+        return tidy(body)
+
+    model.test_function = test_function
+    return test_function
+
+
+def get_deduped_metrics_names(model: Any) -> list[str]:
+    """``metrics_names`` with repeated names suffixed ``_1``, ``_2``..."""
+    labels = model.metrics_names
+    out = []
+    for i, label in enumerate(labels):
+        if labels.count(label) > 1:
+            label = f"{label}_{labels[:i].count(label)}"
+        out.append(label)
+    return out
+
+
+def _test_loop(f: Callable, ins: list[Tensor], batch_size: int) -> list[Tensor]:
+    def body() -> list[Tensor]:
+        num_samples = ins[0].shape[0]
+        outs: list[Tensor] = []
+        index_array = ops.tensor1d(list(range(num_samples)), "int32")
+        for batch_index, (start, end) in enumerate(make_batches(num_samples, batch_size)):
+            batch_ids = K.slice_along_first_axis(index_array, start, end - start)
+            batch_outs = f(slice_arrays_by_indices(ins, batch_ids))
+            if batch_index == 0:
+                outs = [ops.scalar(0) for _ in batch_outs]
+            for i, batch_out in enumerate(batch_outs):
+                outs[i] = ops.add(outs[i], ops.mul(end - start, batch_out))
+        return [ops.div(o, num_samples) for o in outs]
+
+    return tidy(body)
+
+
+def _numbers(tensors: list[Tensor]) -> list[float]:
+    """Reads scalar tensors as Python floats and disposes them."""
+    values = [float(t.data_sync()[0]) for t in tensors]
+    dispose(tensors)
+    return values

@@ -18,8 +18,9 @@ API's layer factories and to ``layer.apply``. Each call must either succeed or r
 - leaving ``tf.memory().num_tensors`` as it was (no temporaries left behind, no half-built
   layer holding new weights).
 
-Violations in modules this change could not touch are listed in ``KNOWN_VIOLATIONS``; each has
-a strict ``xfail`` test below, so fixing one makes that test fail until it is removed.
+Violations in modules a change could not touch are listed in ``KNOWN_VIOLATIONS`` (none are
+left now), each with a strict ``xfail`` test at the bottom, so fixing one makes that test fail
+until it is removed; ``test_error_contract_fixes.py`` keeps a regression test for each fix.
 """
 
 from __future__ import annotations
@@ -56,14 +57,9 @@ CONTRACT = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-#: (op or layer, argument) pairs that break the contract in modules outside this change's
-#: reach (see the strict xfail tests at the bottom); the property tests skip them.
-KNOWN_VIOLATIONS: dict[tuple[str, int], str] = {
-    # transformations.py: setdiff1d_async converts x and y, then raises on their rank with
-    # both conversions still alive (it runs outside an op scope, as TF.js's does).
-    ("setdiff1dAsync", 0): "leaks its converted inputs when a rank check fails",
-    ("setdiff1dAsync", 1): "leaks its converted inputs when a rank check fails",
-}
+#: (op or layer, argument) pairs that break the contract in modules outside a change's reach;
+#: the property tests skip them, and each gets a strict xfail test at the bottom of this file.
+KNOWN_VIOLATIONS: dict[tuple[str, int], str] = {}
 
 
 # ----------------------------------------------------------------------------- the contract
@@ -342,9 +338,3 @@ def test_layer_apply_keeps_the_error_contract(layer: str, data: st.DataObject) -
         return call
 
     check_contract(f"tf.layers.{layer}(...).apply({what}, training={training!r})", prepare)
-
-
-# ----------------------------------------------------------------------------- known
-@pytest.mark.xfail(strict=True, reason=KNOWN_VIOLATIONS[("setdiff1dAsync", 0)])
-def test_known_setdiff1d_async_leaks_on_a_bad_rank() -> None:
-    check_contract("setdiff1d_async(scalar, list)", lambda: lambda: tf.setdiff1d_async(3, [1, 2]))

@@ -32,13 +32,15 @@ def fails(
 # ----------------------------------------------------------------------------- the backstop
 def test_unforeseen_argument_error_names_op_given_and_signature():
     x = tf.tensor([1.0, 2.0])
-    err = fails(lambda: tf.expand_dims(x, "abc"), tf.InvalidArgumentError)
+    err = fails(lambda: tf.expand_dims(x, 0, "abc"), tf.ArgumentTypeError)
     text = str(err)
     assert "Invalid arguments to 'expand_dims'" in text
-    assert "x=a float32 tensor of shape [2], axis='abc'" in text
+    assert "arg0=a float32 tensor of shape [2], arg1=0, arg2='abc'" in text
     assert "Expected: expand_dims(x, axis: int = 0)" in text
-    assert isinstance(err.__context__, ValueError)  # the original error, kept for debugging
+    assert isinstance(err.__context__, TypeError)  # the original error, kept for debugging
     assert err.__suppress_context__  # but not printed as a NumPy/Python traceback
+    err = fails(lambda: tf.reshape(x), tf.ArgumentTypeError, "Invalid arguments to 'reshape'")
+    assert "Given: x=a float32 tensor of shape [2]. Expected: reshape(x, shape)" in str(err)
 
 
 def test_backstop_keeps_errors_from_the_users_own_callback():
@@ -324,3 +326,344 @@ def test_shape_and_number_attrs_of_more_ops():
     fails(lambda: tf.spectral.rfft(labels, "abc"), tf.InvalidArgumentError, "fftLength")
     fails(lambda: tf.random_gamma([2], 1, math.inf), tf.InvalidArgumentError, "'beta'")
     fails(lambda: tf.split(labels, 2, []), tf.InvalidArgumentError, "one integer")
+
+
+# ----------------------------------------------------------------------------- transformations
+def test_setdiff1d_async_leaves_no_conversion_behind_when_it_fails():
+    fails(lambda: tf.setdiff1d_async(3, [1, 2]), tf.ShapeError, "x should be 1D tensor")
+    fails(lambda: tf.setdiff1d_async([1, 2], 3), tf.ShapeError, "y should be 1D tensor")
+    fails(lambda: tf.setdiff1d_async([1, 2], [[1]]), tf.ShapeError, "y should be 1D")
+    ints = tf.tensor([1], None, "int32")
+    fails(lambda: tf.setdiff1d_async([1.0, 2.0], ints), tf.DTypeError, "same dtype")
+    fails(lambda: tf.setdiff1d_async([1, 2], "a"), tf.TidyTensorError)
+    assert not ints.is_disposed  # the caller's own tensors are never disposed
+    values, indices = tf.setdiff1d_async([1, 2, 3], [2])
+    assert values.array_sync() == [1.0, 3.0] and indices.array_sync() == [0, 2]
+
+
+def test_pad_checks_its_constant_value_and_paddings():
+    x, x2, x3, x4 = tf.ones([2]), tf.ones([2, 2]), tf.ones([1, 1, 1]), tf.ones([1, 2, 2, 1])
+    one = tf.scalar(1)
+    fails(lambda: tf.pad(x, [[1, 1]], "a"), tf.ArgumentTypeError, "'constantValue' passed to 'pad'")
+    fails(lambda: tf.pad1d(x, [1, 1], [0]), tf.ArgumentTypeError, "'constantValue'")
+    fails(lambda: tf.pad2d(x2, [[1, 1], [0, 0]], np.ones(2)), tf.ArgumentTypeError)
+    # None is TF.js's undefined: the default 0 (TF.js pads with 0 for null too).
+    assert tf.pad(x, [[1, 1]], None).array_sync() == [0.0, 1.0, 1.0, 0.0]
+    assert tf.pad(tf.tensor([True]), [[1, 0]], True).array_sync() == [1, 1]
+    fails(lambda: tf.pad(x, [[math.inf, 1]]), tf.InvalidArgumentError, "integer pairs")
+    fails(lambda: tf.pad(x, [[2**40, 1]]), tf.ShapeError, "at most 2147483647")
+    fails(lambda: tf.pad1d(x, None), tf.InvalidArgumentError, "pad1d: paddings must be")
+    fails(lambda: tf.pad2d(x2, 3), tf.InvalidArgumentError, "pad2d: paddings")
+    fails(lambda: tf.pad3d(x3, one), tf.InvalidArgumentError, "pad3d")
+    fails(lambda: tf.mirror_pad(x, [[math.inf, 1]], "reflect"), tf.InvalidArgumentError)
+    fails(
+        lambda: tf.space_to_batch_nd(x4, [2, 2], [[2**40, 0], [0, 0]]),
+        tf.ShapeError,
+        "at most",
+    )
+
+
+def test_transformations_give_tfjs_style_argument_errors():
+    x, five, nine, batch4 = tf.ones([2]), tf.ones([5]), tf.ones([1, 1, 1, 9]), tf.ones([4, 1, 1, 1])
+    single = tf.ones([1])
+    # TF.js: "Axis must be <= rank of the tensor" ('a' <= 1 is false); here the interval.
+    fails(
+        lambda: tf.expand_dims(x, "a"),
+        tf.InvalidArgumentError,
+        "Axis must be in the interval \\[-2, 1\\]",
+    )
+    fails(lambda: tf.expand_dims(x, None), tf.InvalidArgumentError, "got axis None")
+    fails(lambda: tf.expand_dims(x, math.inf), tf.InvalidArgumentError, "Axis must be <= rank")
+    assert tf.expand_dims(x, 0.5).shape == [1, 2]  # TF.js's splice truncates
+    # TF.js's messages for shapes that are not integers.
+    fails(
+        lambda: tf.reshape(x, [math.inf]),
+        tf.ShapeError,
+        "Size\\(2\\) must match the product of shape Infinity",
+    )
+    fails(lambda: tf.reshape(x, [math.nan]), tf.ShapeError, "product of shape NaN")
+    fails(lambda: tf.reshape(x, [2.5]), tf.ShapeError, "product of shape 2.5")
+    fails(lambda: tf.reshape(x, [math.nan, 2]), tf.ShapeError, "has NaN elements")
+    fails(lambda: tf.reshape(five, [-1, 2.5]), tf.ShapeError, "must hold integers")
+    fails(lambda: tf.reshape(x, None), tf.ArgumentTypeError, "'shape' passed to 'reshape'")
+    assert tf.reshape(x, np.array([2, 1])).shape == [2, 1]
+    assert tf.reshape(x, [tf.scalar(1), 2]).shape == [1, 2]
+    fails(lambda: tf.reshape(single, [1] * 70), tf.ShapeError, "rank 70")
+    # The mode as an array prints as TF.js's template string does.
+    fails(
+        lambda: tf.mirror_pad(x, [[1, 1]], ["reflect"]),
+        tf.InvalidArgumentError,
+        "Mode must be either reflect or symmetric. Got reflect.",
+    )
+    fails(lambda: tf.mirror_pad(x, [[1, 1]], np.array(["reflect"])), tf.InvalidArgumentError)
+    img = tf.ones([1, 1, 1, 4])
+    fails(lambda: tf.depth_to_space(img, None), tf.InvalidArgumentError, "blockSize should be > 1")
+    fails(lambda: tf.depth_to_space(img, "a"), tf.InvalidArgumentError, "but was: a")
+    fails(lambda: tf.depth_to_space(img, 2.5), tf.ShapeError, "evenly divisible by 6.25")
+    fails(lambda: tf.depth_to_space(nine, 1.5), tf.InvalidArgumentError, "integer")
+    fails(lambda: tf.depth_to_space(img, 2, ["NHWC"]), tf.ArgumentTypeError, "'dataFormat'")
+    fails(lambda: tf.broadcast_to(x, [2**40, 2]), tf.ShapeError, "at most")
+    fails(lambda: tf.cast(x, np.ones(2)), tf.DTypeError, "Failed to cast to unknown dtype")
+    fails(
+        lambda: tf.batch_to_space_nd(batch4, [2, 2], [[0], [0, 0]]),
+        tf.InvalidArgumentError,
+        "crops\\[0\\]",
+    )
+
+
+# ----------------------------------------------------------------------------- reduction
+def test_bincount_refuses_a_size_past_int32_before_allocating():
+    x = tf.tensor([1, 2], None, "int32")
+    fails(lambda: tf.bincount(x, [], 2**62), tf.InvalidArgumentError, "size must be at most")
+    fails(lambda: tf.dense_bincount(x, [], 2**62), tf.InvalidArgumentError, "at most")
+    rows = tf.zeros([2**16, 1], "int32")
+    fails(lambda: tf.dense_bincount(rows, [], 2**16), tf.ShapeError, "denseBincount")
+    fails(lambda: tf.dense_bincount(x, [], 3, np.ones(2)), tf.ArgumentTypeError, "'binaryOutput'")
+
+
+def test_a_complex_axis_is_not_an_integer():
+    x = tf.ones([2, 2])
+    cplx = tf.complex([1.0], [2.0])
+    one = tf.tensor([1], None, "int32")
+    fails(lambda: tf.sum(x, cplx), tf.InvalidArgumentError, "must be integers")
+    fails(lambda: tf.arg_max(x, cplx), tf.InvalidArgumentError, "must be integers")
+    fails(lambda: tf.bincount(one, [], cplx), tf.InvalidArgumentError)
+    assert tf.sum(x, tf.scalar(1)).shape == [2]  # a real one-element tensor still works
+
+
+def test_keep_dims_must_be_a_boolean():
+    x = tf.ones([2, 2])
+    fails(lambda: tf.sum(x, None, np.ones(2)), tf.ArgumentTypeError, "'keepDims' passed to 'sum'")
+    fails(lambda: tf.log_sum_exp(x, None, "a"), tf.ArgumentTypeError, "'keepDims'")
+    fails(lambda: tf.norm(x, "euclidean", None, np.ones(2)), tf.ArgumentTypeError, "'norm'")
+    fails(lambda: tf.moments(x, None, np.ones(2)), tf.ArgumentTypeError, "'moments'")
+    assert tf.mean(x, 1, 1).shape == [2, 1]  # 0/1 are booleans, as JS's truthiness allows
+
+
+# ----------------------------------------------------------------------------- tensor, dtypes
+def test_a_complex_tensor_has_no_float_or_int_value():
+    c = tf.complex([1.0], [2.0])
+    fails(lambda: float(c), tf.DTypeError, "float\\(\\) needs a real tensor")
+    fails(lambda: int(c), tf.DTypeError, "int\\(\\) needs a real tensor")
+    assert complex(c) == 1 + 2j
+    assert complex(tf.scalar(2.0)) == 2 + 0j
+    text = tf.tensor(["a"])
+    fails(lambda: float(text), tf.InvalidArgumentError, "cannot convert the string")
+    assert float(tf.tensor(["1.5"])) == 1.5
+
+
+def test_check_dtype_name_refuses_unhashable_values():
+    from tidytensor.tensor_util import check_dtype_name
+
+    fails(lambda: check_dtype_name(["float32"], "op"), tf.DTypeError, "Unknown data type")
+    fails(lambda: check_dtype_name({"a": 1}, "op"), tf.DTypeError, "in 'op'")
+    assert check_dtype_name("int32", "op") == "int32"
+
+
+def test_variable_checks_its_dtype_and_trainable():
+    x = tf.ones([2])
+    fails(lambda: tf.variable(x, True, None, np.ones(2)), tf.DTypeError, "'variable'")
+    fails(lambda: tf.variable(x, True, None, ["int32"]), tf.DTypeError, "Unknown data type")
+    fails(lambda: tf.variable(x, np.ones(2)), tf.ArgumentTypeError, "'trainable'")
+    fails(lambda: x.variable(np.ones(2)), tf.ArgumentTypeError, "'trainable'")
+    fails(lambda: x.variable(True, None, "float64"), tf.DTypeError, "Unknown data type")
+    assert tf.variable(x, None).trainable is True  # None is TF.js's undefined: the default
+
+
+def test_meshgrid_indexing_that_is_not_a_string():
+    fails(lambda: tf.meshgrid([1, 2], [3], np.ones(2)), tf.ArgumentTypeError, "third argument")
+    strings = tf.tensor(["a"])
+    fails(lambda: tf.meshgrid([1, 2], [3], strings), tf.ArgumentTypeError)
+
+
+# ----------------------------------------------------------------------------- layers
+@pytest.mark.parametrize("cell", ["lstm_cell", "gru_cell", "simple_rnn_cell"])
+def test_rnn_cells_check_their_config(cell):
+    make = getattr(tf.layers, cell)
+    fails(lambda: make(units=[3]), LayersValueError, "units to be a positive integer")
+    fails(lambda: make(units=0), LayersValueError, "units")
+    fails(lambda: make(units=2, dropout=""), LayersValueError, "dropout to be a number")
+    fails(
+        lambda: make(units=2, recurrent_dropout=np.ones(2)), LayersValueError, "recurrent_dropout"
+    )
+    fails(lambda: make(units=2, use_bias=np.ones(2)), LayersValueError, "use_bias")
+    fails(lambda: make(units=2, kernel_initializer=np.ones(2)), LayersValueError, "initializer")
+    assert make(units=2, dropout=1.5).dropout == 1  # clipped to [0, 1], as in TF.js
+
+
+def test_permute_dims_must_be_numbers():
+    fails(lambda: tf.layers.permute(dims=[1, "a"]), LayersValueError, "Invalid permutation")
+
+
+# ----------------------------------------------------------------------------- image
+def test_image_ops_check_their_numbers_and_sizes():
+    img = tf.ones([1, 4, 4, 1])
+    rotate = tf.image.rotate_with_offset
+    fails(lambda: rotate(img, None), tf.ArgumentTypeError, "'radians' passed to 'rotateWithOffset'")
+    fails(lambda: rotate(img, 0.5, "a"), tf.ArgumentTypeError, "'fillValue'")
+    fails(lambda: rotate(img, 0.5, [1, "a", 3]), tf.ArgumentTypeError, "'fillValue'")
+    fails(lambda: rotate(img, 0.5, 0, "a"), tf.ArgumentTypeError, "'center'")
+    fails(lambda: rotate(img, 0.5, 0, [1]), tf.InvalidArgumentError, "array of 2 numbers")
+    # TF.js's sin/cos of an infinite angle are NaN: every pixel takes the fill value.
+    assert rotate(img, math.inf, 7).data_sync().tolist() == [7.0] * 16
+    assert rotate(img, 0.5, None).shape == [1, 4, 4, 1]  # None: the default fill, 0
+    assert rotate(img, 0.5, np.array([1, 2, 3]), np.array([0.5, 0.5])).shape == [1, 4, 4, 1]
+    fails(lambda: tf.image.resize_bilinear(img, [2**40, 2]), tf.ShapeError, "resizeBilinear")
+    fails(lambda: tf.image.resize_nearest_neighbor(img, [2**20, 2**20]), tf.ShapeError, "at most")
+    fails(lambda: tf.image.resize_bilinear(img, [2, 2], np.ones(2)), tf.ArgumentTypeError)
+    box, ind = [[0, 0, 1, 1]], [0]
+    crop = tf.image.crop_and_resize
+    fails(lambda: crop(img, box, ind, [2**40, 2]), tf.ShapeError, "cropAndResize")
+    fails(lambda: crop(img, box, ind, [2, 2], "bilinear", "a"), tf.ArgumentTypeError)
+    fails(lambda: crop(img, box, ind, [2, 2], np.array(["nearest"])), tf.InvalidArgumentError)
+    identity = [[1, 0, 0, 0, 1, 0, 0, 0]]
+    transform = tf.image.transform
+    fails(lambda: transform(img, identity, "nearest", "constant", 0, [2**40, 2]), tf.ShapeError)
+    fails(lambda: transform(img, identity, "nearest", "constant", "a"), tf.ArgumentTypeError)
+    fails(lambda: transform(img, identity, "nearest", "bad"), tf.InvalidArgumentError, "fillMode")
+    fails(lambda: transform(img, identity, np.array(["nearest"])), tf.InvalidArgumentError)
+    gray = tf.ones([2, 2, 1])
+    fails(lambda: tf.image.threshold(gray, "binary", False, "a"), tf.ArgumentTypeError)
+    fails(lambda: tf.image.threshold(gray, "binary", np.ones(2)), tf.ArgumentTypeError)
+
+
+def test_non_max_suppression_checks_its_numbers():
+    boxes, scores = [[0, 0, 1, 1], [0, 0.1, 1, 1.1]], [0.9, 0.8]
+    image = tf.image
+    for nms in (image.non_max_suppression, image.non_max_suppression_async):
+        fails(lambda nms=nms: nms(boxes, scores, None), tf.ArgumentTypeError, "'maxOutputSize'")
+        fails(lambda nms=nms: nms(boxes, scores, [2]), tf.ArgumentTypeError, "must be an integer")
+        fails(lambda nms=nms: nms(boxes, scores, 2.5), tf.InvalidArgumentError, "an integer")
+        fails(lambda nms=nms: nms(boxes, scores, math.nan), tf.InvalidArgumentError, "NaN")
+        # TF.js's message for a threshold that is not a number.
+        fails(
+            lambda nms=nms: nms(boxes, scores, 2, "a"),
+            tf.ArgumentTypeError,
+            "iouThreshold must be in \\[0, 1\\], but was 'a'",
+        )
+        fails(lambda nms=nms: nms(boxes, scores, 2, np.ones(2)), tf.ArgumentTypeError)
+        fails(lambda nms=nms: nms(boxes, scores, 2, 0.5, "a"), tf.ArgumentTypeError, "'scoreThr")
+        assert nms(boxes, scores, -1).shape == [0]  # a negative count selects nothing (TF.js)
+        assert nms(boxes, scores, math.inf).shape == [1]  # +Infinity: every box may be kept
+    fails(
+        lambda: image.non_max_suppression_with_score(boxes, scores, 2, 0.5, 0, "a"),
+        tf.ArgumentTypeError,
+        "softNmsSigma must be in",
+    )
+    fails(
+        lambda: image.non_max_suppression_padded(boxes, scores, 2, 0.5, 0, np.ones(2)),
+        tf.ArgumentTypeError,
+        "'padToMaxOutputSize'",
+    )
+
+
+# ----------------------------------------------------------------------------- kernels reached
+def test_gather_nd_with_empty_index_tuples_picks_the_whole_tensor_as_tfjs_does():
+    x = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert tf.gather_nd(x, tf.tensor([], [0], "int32")).array_sync() == [[1, 2], [3, 4]]
+    assert tf.gather_nd(x, tf.zeros([2, 0], "int32")).shape == [2, 2, 2]
+    assert tf.gather_nd(x, tf.zeros([0, 2], "int32")).shape == [0]
+    huge = tf.zeros([2**20, 2**20, 0], "int32")
+    fails(lambda: tf.gather_nd(x, huge), tf.ShapeError, "at most")
+
+
+def test_einsum_operand_of_the_wrong_rank_gets_tfjs_broadcast_error():
+    b = tf.tensor([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
+    fails(
+        lambda: tf.einsum("ij,jk->ik", [], b),
+        tf.ShapeError,
+        "Operands could not be broadcast together with shapes 1,2,3 and 0,1.",
+    )
+    assert tf.einsum("i,i->", tf.zeros([0]), tf.zeros([0])).array_sync() == 0
+
+
+def test_ragged_tensor_to_tensor_refuses_negative_sizes_and_row_ids():
+    values = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    rowids = tf.tensor([0, 0, 0, 2, 2, 2, 2, 3, 3], None, "int32")
+    types = ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]
+    minus_four, four = tf.scalar(-4, "int32"), tf.scalar(4, "int32")
+    to_tensor = tf.ragged_tensor_to_tensor
+    # TF.js's message for a negative first dimension size.
+    message = "Final length of result must be equal to firstDimension."
+    fails(lambda: to_tensor([4, 4], values, 1.5, [2**31, 2**31], types), match=message)
+    fails(
+        lambda: to_tensor([4, 4], values, 1.5, [minus_four, rowids], types),
+        tf.InvalidArgumentError,
+        message,
+    )
+    # A negative row id: TF.js writes garbage, Python would wrap around; refused here.
+    negative = tf.tensor([0, 0, 0, -1, 2, 2, 2, 3, 3], None, "int32")
+    fails(
+        lambda: to_tensor([4, 4], values, 1.5, [four, negative], types),
+        tf.InvalidArgumentError,
+        "nextValueRowId=-1, which is negative",
+    )
+    fails(
+        lambda: to_tensor([2, 2], [1.0, 2.0, 3.0], 0, [[0, -1, 3]], ["ROW_SPLITS"]),
+        tf.InvalidArgumentError,
+        "Invalid row split size.",
+    )
+
+
+def test_truncated_normal_refuses_bounds_no_value_could_meet():
+    fails(lambda: tf.truncated_normal([2], math.nan, 1), tf.InvalidArgumentError, "mean NaN")
+    fails(lambda: tf.truncated_normal([2], math.inf, math.inf), tf.InvalidArgumentError)
+
+
+def test_conv_and_pool_geometry_is_checked_before_the_kernels():
+    x, f = tf.ones([1, 4, 4, 2]), tf.ones([2, 2, 2, 2])
+    x5, f_t = tf.ones([1, 4, 4, 4, 1]), tf.ones([3, 3, 2, 3])
+    x1d, f1d = tf.ones([2, 6, 2]), tf.ones([3, 2, 3])
+    fails(lambda: tf.conv2d(x, f, [1], "valid"), tf.InvalidArgumentError, "strides must be")
+    fails(lambda: tf.conv2d(x, f, 1, "same", "NHWC", [1]), tf.InvalidArgumentError, "dilations")
+    fails(lambda: tf.conv2d(x, f, 1, "same", np.ones(2)), tf.InvalidArgumentError, "dataFormat")
+    fails(lambda: tf.max_pool(x, [1], 2, "valid"), tf.InvalidArgumentError, "filterSize")
+    fails(lambda: tf.max_pool(x, 2, 0, "valid"), tf.InvalidArgumentError, "larger than 0")
+    fails(lambda: tf.avg_pool(x, 2, 0, "valid"), tf.InvalidArgumentError, "Strides should")
+    fails(lambda: tf.max_pool3d(x5, 2, 0, "valid"), tf.InvalidArgumentError)
+    fails(
+        lambda: tf.avg_pool3d(x5, 2, [[1, 2], [3], [4]], "valid"),
+        tf.InvalidArgumentError,
+        "Stride must be > 0",
+    )
+    fails(lambda: tf.depthwise_conv2d(x, f, 0, "same"), tf.InvalidArgumentError, "Strides")
+    fails(lambda: tf.depthwise_conv2d(x, f, 1, "valid", "NHWC", -1), tf.InvalidArgumentError)
+    fails(lambda: tf.pool(x, [1], "avg", "valid"), tf.InvalidArgumentError, "windowShape")
+    fails(lambda: tf.pool(x, [2, 2], "max", "valid", [1, 1], 0), tf.InvalidArgumentError)
+    dy = tf.ones([1, 2, 2, 3])
+    fails(
+        lambda: tf.conv2d_transpose(dy, f_t, [1, 4, 4, 2], 0, "same"),
+        tf.InvalidArgumentError,
+        "Strides should be larger than 0",
+    )
+    fails(
+        lambda: tf.conv1d(x1d, f1d, 1, "valid", np.ones(2)),
+        tf.InvalidArgumentError,
+    )
+
+
+def test_boolean_and_mode_flags_that_are_arrays():
+    x, v3, image = tf.ones([2, 2]), tf.ones([3]), tf.ones([1, 2, 2, 1])
+    array = np.ones(2)
+    fails(lambda: tf.mat_mul(x, x, array), tf.ArgumentTypeError, "'transposeA' passed to 'matMul'")
+    fails(lambda: tf.mat_mul(x, x, False, array), tf.ArgumentTypeError, "'transposeB'")
+    fails(lambda: tf.topk(v3, 1, array), tf.ArgumentTypeError, "'sorted'")
+    fails(lambda: tf.cumsum(x, 0, array), tf.ArgumentTypeError, "'exclusive' passed to 'cumsum'")
+    fails(lambda: tf.cumprod(x, 0, False, array), tf.ArgumentTypeError, "'reverse'")
+    fails(lambda: tf.linalg.qr(x, array), tf.ArgumentTypeError, "'fullMatrices'")
+    fails(lambda: tf.moving_average(x, x, 0.5, 1, array), tf.ArgumentTypeError, "'zeroDebias'")
+    fails(
+        lambda: tf.max_pool_with_argmax(image, 2, 1, "valid", array),
+        tf.ArgumentTypeError,
+        "'includeBatchInIndex'",
+    )
+    fails(lambda: tf.softmax(x, array), tf.InvalidArgumentError, "non-last dimension")
+    fails(lambda: tf.log_softmax(x, [0]), tf.InvalidArgumentError, "non-last dimension")
+    fails(lambda: tf.norm(x, array), tf.InvalidArgumentError, "invalid ord value")
+    fails(lambda: tf.norm(x, 1, [1, "a"]), tf.InvalidArgumentError, "must be integers")
+    fails(
+        lambda: tf.losses.compute_weighted_loss(x, None, array),
+        tf.InvalidArgumentError,
+        "Unknown reduction",
+    )
+    fails(lambda: tf.linalg.gram_schmidt([1]), tf.ShapeError, "must be 1-D")

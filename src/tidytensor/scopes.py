@@ -96,6 +96,10 @@ def variable(
             f"'{type(initial_value).__name__}'"
         )
     initial_value.throw_if_disposed("variable")
+    from .ops._op import bool_arg, dtype_arg
+
+    dtype_arg(dtype, "variable", allow_none=True)
+    trainable = True if trainable is None else bool_arg(trainable, "variable", "trainable")
     return ENGINE.make_variable(initial_value, trainable, name, dtype)
 
 

@@ -170,7 +170,9 @@ class Tensor:
     def buffer_sync(self) -> TensorBuffer:
         """A mutable copy of the values with ``get``/``set``/``to_tensor``."""
         values = self._values("buffer_sync")
-        return TensorBuffer(self._shape, self.dtype, np.array(values, dtype=NUMPY_DTYPE[self.dtype]))
+        return TensorBuffer(
+            self._shape, self.dtype, np.array(values, dtype=NUMPY_DTYPE[self.dtype])
+        )
 
     async def buffer(self) -> TensorBuffer:
         return self.buffer_sync()
@@ -198,8 +200,9 @@ class Tensor:
     def variable(
         self, trainable: bool = True, name: str | None = None, dtype: str | None = None
     ) -> Variable:
-        self.throw_if_disposed("variable")
-        return _engine.make_variable(self, trainable, name, dtype)
+        from .scopes import variable  # tf.variable's argument checks
+
+        return variable(self, trainable, name, dtype)
 
     def __len__(self) -> int:
         if not self._shape:
@@ -215,10 +218,41 @@ class Tensor:
         return bool(self._values("__bool__").reshape(-1)[0])
 
     def __float__(self) -> float:
-        return float(self._scalar_value("__float__"))
+        return self._real_scalar("__float__", float)
 
     def __int__(self) -> int:
-        return int(self._scalar_value("__int__"))
+        return self._real_scalar("__int__", int)
+
+    def __complex__(self) -> complex:
+        value = self._scalar_value("__complex__")
+        if self.dtype == STRING:
+            return self._from_string(value, complex)
+        return complex(value)
+
+    def _real_scalar(self, op_name: str, convert: Any) -> Any:
+        """The one value as a Python float or int. A complex64 tensor has no real value
+        (Python's ``float(1+2j)`` fails too); a string is parsed as Python parses it."""
+        if self.dtype == COMPLEX64:
+            from .errors import DTypeError
+
+            raise DTypeError(
+                f"{convert.__name__}() needs a real tensor, but got a complex64 tensor: take "
+                "tf.real(x) or tf.imag(x) first, or use complex(x)"
+            )
+        value = self._scalar_value(op_name)
+        if self.dtype == STRING:
+            return self._from_string(value, convert)
+        return convert(value)
+
+    @staticmethod
+    def _from_string(value: Any, convert: Any) -> Any:
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        try:
+            return convert(text)
+        except ValueError:
+            raise InvalidArgumentError(
+                f"{convert.__name__}() cannot convert the string {text!r} of a string tensor"
+            ) from None
 
     def __index__(self) -> int:
         if self.dtype not in ("int32", "bool"):

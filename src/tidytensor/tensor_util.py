@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -132,10 +133,11 @@ def js_store(values: Any, dtype: str, xp: Any = np, bool_mode: str = "round") ->
 
 def check_dtype_name(dtype: Any, op_name: str) -> str:
     """``dtype`` if it is one of TF.js's five, else TF.js's ``Unknown data type`` error."""
-    if dtype in NUMPY_DTYPE:
+    if isinstance(dtype, str) and dtype in NUMPY_DTYPE:
         return dtype
+    shown = dtype if isinstance(dtype, str) else reprlib.repr(dtype)
     raise DTypeError(
-        f"Unknown data type {dtype} (in '{op_name}': expected one of {', '.join(DTYPES)})"
+        f"Unknown data type {shown} (in '{op_name}': expected one of {', '.join(DTYPES)})"
     )
 
 

@@ -416,7 +416,8 @@ class Permute(Layer):
             raise LayersValueError(
                 f"Permute constructor requires `dims` to be an Array, but received {dims} instead."
             )
-        if sorted(dims) != list(range(1, len(dims) + 1)):
+        numbers_only = all(isinstance(d, (int, float)) and not isinstance(d, bool) for d in dims)
+        if not numbers_only or sorted(dims) != list(range(1, len(dims) + 1)):
             raise LayersValueError(
                 f"Invalid permutation `dims`: {js_json(list(dims))} `dims` must contain "
                 f"consecutive integers starting from 1."

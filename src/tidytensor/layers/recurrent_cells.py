@@ -14,7 +14,10 @@ the output's size). The :class:`~.recurrent.RNN` layer runs a cell over the time
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
+
+import numpy as np
 
 from .. import ops
 from ..engine import ENGINE
@@ -29,7 +32,7 @@ from .initializers import Initializer, Ones, get_initializer, serialize_initiali
 from .regularizers import get_regularizer, serialize_regularizer
 from .serialization import deserialize, normalize_config_keys, register_class
 from .state import name_scope
-from .utils import assert_positive_integer, get_exactly_one_shape, is_array_of_shapes
+from .utils import assert_positive_int, get_exactly_one_shape, is_array_of_shapes, js_json
 from .variables import batch_get_value, batch_set_value
 
 __all__ = [
@@ -45,8 +48,30 @@ __all__ = [
 _DEFAULT = object()
 
 
-def _clip01(value: Any) -> float:
-    return min(1, max(0, 0 if value is None else value))
+def _clip01(value: Any, name: str) -> float:
+    """A dropout rate clipped to [0, 1], as TF.js's cells clip it (None: 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value:
+        shown = f"'{value}'" if isinstance(value, str) else js_json(value)
+        raise LayersValueError(f"Expected {name} to be a number, but got {shown}.")
+    return min(1, max(0, value))
+
+
+def _flag(value: Any, name: str, default: bool) -> bool:
+    """A boolean option (None: the default)."""
+    if value is None:
+        return default
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise LayersValueError(f"Expected {name} to be a boolean, but got {js_json(value)}.")
+
+
+def _or_default(value: Any, default: Any) -> Any:
+    """``value or default`` without asking an array or a tensor for its truth value."""
+    if value is None or (isinstance(value, (str, bool, int, float)) and not value):
+        return default
+    return value
 
 
 def _state_sizes(cell: Any) -> list[int]:
@@ -124,24 +149,25 @@ class _StandardCell(RNNCell):
         recurrent_dropout: Any,
         dropout_func: Any,
     ) -> None:
-        assert_positive_integer(units, "units")
-        self.units = int(units)
-        self.use_bias = True if use_bias is None else bool(use_bias)
+        self.units = assert_positive_int(units, "units")
+        self.use_bias = _flag(use_bias, "use_bias", True)
         self.kernel_initializer = get_initializer(
-            kernel_initializer or self.DEFAULT_KERNEL_INITIALIZER
+            _or_default(kernel_initializer, self.DEFAULT_KERNEL_INITIALIZER)
         )
         self.recurrent_initializer = get_initializer(
-            recurrent_initializer or self.DEFAULT_RECURRENT_INITIALIZER
+            _or_default(recurrent_initializer, self.DEFAULT_RECURRENT_INITIALIZER)
         )
-        self.bias_initializer = get_initializer(bias_initializer or self.DEFAULT_BIAS_INITIALIZER)
+        self.bias_initializer = get_initializer(
+            _or_default(bias_initializer, self.DEFAULT_BIAS_INITIALIZER)
+        )
         self.kernel_regularizer = get_regularizer(kernel_regularizer)
         self.recurrent_regularizer = get_regularizer(recurrent_regularizer)
         self.bias_regularizer = get_regularizer(bias_regularizer)
         self.kernel_constraint = get_constraint(kernel_constraint)
         self.recurrent_constraint = get_constraint(recurrent_constraint)
         self.bias_constraint = get_constraint(bias_constraint)
-        self.dropout = _clip01(dropout)
-        self.recurrent_dropout = _clip01(recurrent_dropout)
+        self.dropout = _clip01(dropout, "dropout")
+        self.recurrent_dropout = _clip01(recurrent_dropout, "recurrent_dropout")
         self.dropout_func = dropout_func
         self.dropout_mask: Any = None
         self.recurrent_dropout_mask: Any = None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..backends.xp_kernels.convolution import (
     either_strides_or_dilations_are_one,
     is_number,
@@ -47,7 +49,8 @@ def unbatched(res: Tensor, reshaped: bool) -> Tensor:
 
 
 def check(cond: bool, message: str, error: type = ShapeError) -> None:
-    if not cond:
+    # A NumPy array given where a string belongs compares element by element: that fails too.
+    if isinstance(cond, np.ndarray) or not cond:
         raise error(message)
 
 
@@ -71,6 +74,13 @@ def check_ranks(op_desc: str, x: Tensor, filter: Tensor, rank: int) -> None:  # 
 
 def channels(shape: Any, data_format: str) -> int:
     """The channel count of a 4-D ``shape`` in ``data_format`` ('NHWC' or 'NCHW')."""
+    if not isinstance(data_format, str):
+        from ..engine import ENGINE
+
+        raise InvalidArgumentError(
+            f"Error in {ENGINE._op_name('conv')}: dataFormat must be 'NHWC' or 'NCHW', but got "
+            f"{describe(data_format)}"
+        )
     return shape[3] if data_format == "NHWC" else shape[1]
 
 
@@ -167,22 +177,49 @@ def conv_attrs(strides: Any, pad: Any, dim_rounding_mode: Any, **attrs: Any) -> 
     return {"strides": strides, "pad": pad, "dim_rounding_mode": dim_rounding_mode, **attrs}
 
 
+#: Window geometry that must be positive: a zero would divide by zero in the kernels, a
+#: negative one index backwards.
+_POSITIVE = ("strides", "dilations", "filterSize", "windowShape")
+
+
 def check_sizes(**params: Any) -> None:
     """Each of ``params`` is None, a finite number or a list of them, at most ``MAX_DIM`` in
-    size (the kernels would otherwise fail inside NumPy)."""
+    size (the kernels would otherwise fail inside NumPy). Strides, dilations and window sizes
+    must also be positive, and a list of them needs an entry per spatial dim (at least 2:
+    TF.js reads a missing one as NaN)."""
     for what, value in params.items():
         if value is None:
             continue
-        items = value if isinstance(value, (list, tuple)) else [value]
-        if items and all(is_number(v) and math.isfinite(v) and abs(v) <= MAX_DIM for v in items):
-            continue
-        from ..engine import ENGINE
-
-        op_name = ENGINE._op_name("conv")  # the op the user called (read on errors only)
-        raise InvalidArgumentError(
-            f"Error in {op_name}: {what} must be a number or a list of numbers of magnitude at "
-            f"most {MAX_DIM}, but got {describe(value)}"
+        is_list = isinstance(value, (list, tuple))
+        items = value if is_list else [value]
+        ok = bool(items) and all(
+            is_number(v) and math.isfinite(v) and abs(v) <= MAX_DIM for v in items
         )
+        positive = what in _POSITIVE
+        if ok and positive and is_list and len(items) < 2:
+            ok = False
+        if ok and positive and not all(v > 0 for v in items):
+            # TF.js's words (its conv2d checks these two; the other ops divide by zero).
+            sizes = {"strides": "Strides", "dilations": "Dilated rates"}.get(what, what)
+            raise InvalidArgumentError(f"Error in {_called_op()}: {sizes} should be larger than 0.")
+        if ok:
+            continue
+        kind = (
+            "a positive number or a list of positive numbers (one per spatial dim)"
+            if positive
+            else "a number or a list of numbers"
+        )
+        raise InvalidArgumentError(
+            f"Error in {_called_op()}: {what} must be {kind} of magnitude at most {MAX_DIM}, "
+            f"but got {describe(value)}"
+        )
+
+
+def _called_op() -> str:
+    """The op the user called (read on errors only)."""
+    from ..engine import ENGINE
+
+    return ENGINE._op_name("conv")
 
 
 def check_depthwise_channels(op_desc: str, in_channels: int, filter_in_channels: int) -> None:

@@ -418,7 +418,7 @@ def separable_conv2d(
     depthwise_filter = convert_to_tensor(depthwise_filter, "depthwiseFilter", "separableConv2d")
     pointwise_filter = convert_to_tensor(pointwise_filter, "pointwiseFilter", "separableConv2d")
     x4, reshaped = batched(x, 4)
-    if data_format == "NCHW":
+    if isinstance(data_format, str) and data_format == "NCHW":
         raise InvalidArgumentError(
             "separableConv2d currently does not support dataFormat NCHW; only NHWC is supported"
         )

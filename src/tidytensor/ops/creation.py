@@ -506,6 +506,12 @@ def truncated_normal(
         raise InvalidArgumentError(
             f"truncatedNormal() needs stdDev >= 0, but got {std_dev} (no value could be drawn)"
         )
+    if math.isnan(mean - 2 * std_dev) or math.isnan(mean + 2 * std_dev):
+        # No draw could fall within [mean - 2 stdDev, mean + 2 stdDev] (TF.js's loop never ends).
+        raise InvalidArgumentError(
+            f"truncatedNormal() needs a mean and stdDev that bound its values, but got mean "
+            f"{describe(mean)} and stdDev {describe(std_dev)} (no value could be drawn)"
+        )
     res = buffer(shape, dtype)
     values = random_engines.normal_values(res.size, mean, std_dev, dtype, True, seed)
     return fill_buffer(res, values).to_tensor()

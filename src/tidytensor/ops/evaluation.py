@@ -13,7 +13,7 @@ from ..dtypes import BOOL, COMPLEX64, INT32
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, describe, op, run_kernel
+from ._op import bool_arg, convert_to_tensor, describe, op, run_kernel
 from .reduction import _is_int, js_str, parse_axis
 
 __all__ = [
@@ -83,7 +83,9 @@ def topk(x: Any, k: int = 1, sorted: bool = True) -> TopKResult:  # noqa: A002 -
             f"'k' passed to topk() must be <= the last dimension ({last_dim}) but got {k_}"
         )
     _not_complex(x, "topk")
-    values, indices = run_kernel(kn.TOP_K, (x,), {"k": k_, "sorted": bool(sorted)})
+    values, indices = run_kernel(
+        kn.TOP_K, (x,), {"k": k_, "sorted": bool_arg(sorted, "topk", "sorted")}
+    )
     return TopKResult(values, indices)
 
 

@@ -17,11 +17,22 @@ import math
 import numbers
 from typing import Any
 
+import numpy as np
+
 from .. import kernel_names as k
 from ..backends.xp_kernels.image import non_max_suppression_impl
-from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import (
+    bool_arg,
+    checked_shape,
+    convert_to_tensor,
+    describe,
+    float_arg,
+    op,
+    real_number,
+    run_kernel,
+)
 from .reduction import js_str
 from .sparse import Record
 
@@ -80,6 +91,17 @@ def _pair(value: Any, what: str, op_name: str) -> tuple[int, int]:
     return out[0], out[1]
 
 
+def _number(value: Any, op_name: str, name: str, default: float) -> float:
+    """An optional number attr: None is TF.js's ``undefined`` (the default)."""
+    return default if value is None else float_arg(value, op_name, name)
+
+
+def _mode(value: Any, choices: tuple[str, ...]) -> bool:
+    """True when ``value`` is one of the strings ``choices`` (False for a NumPy array or a
+    list, which ``in`` would compare element by element)."""
+    return isinstance(value, str) and value in choices
+
+
 def _length(value: Any) -> int | None:
     """JS's ``value.length`` for an array-like (None where JS would give undefined)."""
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
@@ -90,6 +112,17 @@ def _length(value: Any) -> int | None:
 def _js(value: Any) -> str:
     """``value`` as a JS template string prints it (arrays joined by commas)."""
     return js_str(list(value) if _length(value) is not None else value)
+
+
+def _shown(value: Any) -> str:
+    """A mode string as TF.js's message prints it; anything else as ``describe`` does."""
+    if isinstance(value, (str, list, tuple)) or value is None:
+        return js_str(value)
+    return describe(value)
+
+
+#: The ``fill_mode`` values ``transform`` knows.
+_FILL_MODES = ("constant", "reflect", "wrap", "nearest")
 
 
 def _dim0(t: Tensor) -> Any:
@@ -111,6 +144,8 @@ def _resize(
     from .transformations import reshape
 
     x = convert_to_tensor(images, "images", op_name)
+    align_corners = bool_arg(align_corners, op_name, "alignCorners")
+    half_pixel_centers = bool_arg(half_pixel_centers, op_name, "halfPixelCenters")
     _assert(
         x.rank in (3, 4),
         f"Error in {op_name}: x must be rank 3 or 4, but got rank {x.rank}.",
@@ -132,10 +167,12 @@ def _resize(
         f"Error in {op_name}: If halfPixelCenters is true, alignCorners must be false.",
     )
     new_size = _pair(size, "size", op_name)
+    batch = x._shape[0] if x.rank == 4 else 1
+    checked_shape([batch, *new_size, x._shape[-1]], op_name)
     batched = x if x.rank == 4 else reshape(x, [1, *x._shape])
     attrs = {
-        "align_corners": bool(align_corners),
-        "half_pixel_centers": bool(half_pixel_centers),
+        "align_corners": align_corners,
+        "half_pixel_centers": half_pixel_centers,
         "size": new_size,
     }
     res = run_kernel(kernel, (batched,), attrs)
@@ -246,13 +283,17 @@ def crop_and_resize(
         f"cropSize must be atleast [1,1], but was {_js(crop_size)}",
     )
     _assert(
-        method in ("bilinear", "nearest"),
-        f"method must be bilinear or nearest, but was {js_str(method)}",
+        _mode(method, ("bilinear", "nearest")),
+        f"method must be bilinear or nearest, but was {_shown(method)}",
     )
+    crop = _pair(crop_size, "cropSize", "cropAndResize")
+    checked_shape([num_boxes, *crop, img._shape[3]], "cropAndResize")
     attrs = {
         "method": method,
-        "extrapolation_value": float(extrapolation_value),
-        "crop_size": _pair(crop_size, "cropSize", "cropAndResize"),
+        "extrapolation_value": _number(
+            extrapolation_value, "cropAndResize", "extrapolationValue", 0.0
+        ),
+        "crop_size": crop,
     }
     return run_kernel(k.CROP_AND_RESIZE, (img, bx, ind), attrs)
 
@@ -287,10 +328,27 @@ def rotate_with_offset(
     """
     img = convert_to_tensor(image, "image", "rotateWithOffset", "float32")
     _check_image_rank("rotateWithOffset", img)
-    fill = tuple(float(v) for v in fill_value) if _length(fill_value) is not None else fill_value
-    if _length(center) is not None:
-        center = tuple(float(v) for v in center)
-    attrs = {"radians": float(radians), "fill_value": fill, "center": center}
+    angle = float_arg(radians, "rotateWithOffset", "radians")
+    # TF.js's sin/cos of an infinite angle are NaN: every pixel takes the fill value.
+    angle = angle if math.isfinite(angle) else math.nan
+    if isinstance(fill_value, np.ndarray) and fill_value.ndim == 1:
+        fill_value = fill_value.tolist()
+    if isinstance(center, np.ndarray) and center.ndim == 1:
+        center = center.tolist()
+    if isinstance(fill_value, (list, tuple)):
+        fill: Any = tuple(float_arg(v, "rotateWithOffset", "fillValue") for v in fill_value)
+    else:
+        fill = _number(fill_value, "rotateWithOffset", "fillValue", 0.0)
+    if isinstance(center, (list, tuple)):
+        if len(center) != 2:
+            raise InvalidArgumentError(
+                "Argument 'center' passed to 'rotateWithOffset' must be a number or an array "
+                f"of 2 numbers [x, y], but got {describe(center)}"
+            )
+        where: Any = tuple(float_arg(v, "rotateWithOffset", "center") for v in center)
+    else:
+        where = _number(center, "rotateWithOffset", "center", 0.5)
+    attrs = {"radians": angle, "fill_value": fill, "center": where}
     return run_kernel(k.ROTATE_WITH_OFFSET, (img,), attrs)
 
 
@@ -320,6 +378,11 @@ def transform(
     tr = convert_to_tensor(transforms, "transforms", "transform", "float32")
     _check_image_rank("transform", img)
     _assert(
+        _mode(fill_mode, _FILL_MODES),
+        "Error in transform: fillMode must be one of "
+        f"{', '.join(repr(m) for m in _FILL_MODES)}, but got {_shown(fill_mode)}",
+    )
+    _assert(
         tr.rank == 2 and tr._shape[0] in (img._shape[0], 1) and tr._shape[1] == 8,
         "Error in transform: Input transform should be batch x 8 or 1 x 8",
         ShapeError,
@@ -335,16 +398,17 @@ def transform(
         if output_shape is None
         else _pair(output_shape, "outputShape", "transform")
     )
+    checked_shape([img._shape[0], *out_hw, img._shape[3]], "transform")
     # TF.js's kernel throws at the first output pixel (whose projection is always 1).
     if img._shape[0] * out_hw[0] * out_hw[1] * img._shape[3] > 0:
         _assert(
-            interpolation in ("nearest", "bilinear"),
-            f"Error in Transform: Expect 'nearest' or 'bilinear', but got {js_str(interpolation)}",
+            _mode(interpolation, ("nearest", "bilinear")),
+            f"Error in Transform: Expect 'nearest' or 'bilinear', but got {_shown(interpolation)}",
         )
     attrs = {
         "interpolation": interpolation,
         "fill_mode": fill_mode,
-        "fill_value": float(fill_value),
+        "fill_value": _number(fill_value, "transform", "fillValue", 0.0),
         "output_shape": None if output_shape is None else out_hw,
     }
     return run_kernel(k.TRANSFORM, (img, tr), attrs)
@@ -441,7 +505,8 @@ def threshold(
     from .transformations import cast
 
     img = convert_to_tensor(image, "image", "threshold")
-    thresh = mul(tensor1d([thresh_value]), 255)
+    inverted = bool_arg(inverted, "threshold", "inverted")
+    thresh = mul(tensor1d([_number(thresh_value, "threshold", "threshValue", 0.5)]), 255)
     _check_image_rank("threshold", img, 3)
     _assert(
         img._shape[2] in (3, 1),
@@ -454,8 +519,8 @@ def threshold(
         DTypeError,
     )
     _assert(
-        method in ("otsu", "binary"),
-        f"Method must be binary or otsu, but was {js_str(method)}",
+        _mode(method, ("otsu", "binary")),
+        f"Method must be binary or otsu, but was {_shown(method)}",
     )
     if img._shape[2] == 3:
         r, g, b = split(img, [1, 1, 1], -1)
@@ -500,28 +565,22 @@ def _otsu(histogram: Tensor, total: int) -> Tensor:
 
 # ---------------------------------------------------------------------------- non-max suppression
 def _nms_sanity(
+    op_name: str,
     boxes: Tensor,
     scores: Tensor,
     max_output_size: Any,
     iou_threshold: Any,
     score_threshold: Any,
     soft_nms_sigma: Any = None,
-) -> tuple[Any, float, float, float]:
+) -> tuple[int, float, float, float]:
     """TF.js's ``nonMaxSuppSanityCheck``: defaults, ``max_output_size`` capped at the number
-    of boxes, and the argument checks."""
-    if iou_threshold is None:
-        iou_threshold = 0.5
-    if score_threshold is None:
-        score_threshold = -math.inf
-    if soft_nms_sigma is None:
-        soft_nms_sigma = 0.0
+    of boxes, and the argument checks (with TF.js's messages where it has them)."""
+    max_size = _max_output_size(max_output_size, op_name)
+    iou = _unit_interval(iou_threshold, "iouThreshold", 0.5)
+    score = _number(score_threshold, op_name, "scoreThreshold", -math.inf)
     num_boxes = boxes._shape[0] if boxes.rank > 0 else None
     if num_boxes is not None:
-        max_output_size = min(max_output_size, num_boxes)
-    _assert(
-        0 <= iou_threshold <= 1,
-        f"iouThreshold must be in [0, 1], but was '{js_str(iou_threshold)}'",
-    )
+        max_size = min(max_size, num_boxes)
     _assert(
         boxes.rank == 2,
         f"boxes must be a 2D tensor, but was of rank '{boxes.rank}'",
@@ -539,11 +598,34 @@ def _nms_sanity(
         f"{scores._shape[0]}",
         ShapeError,
     )
-    _assert(
-        0 <= soft_nms_sigma <= 1,
-        f"softNmsSigma must be in [0, 1], but was '{js_str(soft_nms_sigma)}'",
-    )
-    return max_output_size, float(iou_threshold), float(score_threshold), float(soft_nms_sigma)
+    sigma = _unit_interval(soft_nms_sigma, "softNmsSigma", 0.0)
+    # A negative count selects nothing, as in TF.js (+Infinity: every box).
+    return int(max(0.0, max_size)), iou, score, sigma
+
+
+def _max_output_size(value: Any, op_name: str) -> float:
+    """``maxOutputSize``: an integer (a negative one selects nothing; +Infinity or a count
+    past the number of boxes, every box)."""
+    f = real_number(value)
+    if f is None or f != f or (math.isfinite(f) and not f.is_integer()):
+        raise (ArgumentTypeError if f is None else InvalidArgumentError)(
+            f"Argument 'maxOutputSize' passed to '{op_name}' must be an integer, but got "
+            f"{describe(value)}"
+        )
+    return f
+
+
+def _unit_interval(value: Any, name: str, default: float) -> float:
+    """``iouThreshold`` / ``softNmsSigma``: a number in [0, 1], with TF.js's message."""
+    if value is None:
+        return default
+    f = real_number(value)
+    if f is None or not 0 <= f <= 1:
+        shown = f"'{js_str(value)}'" if isinstance(value, (str, int, float)) else describe(value)
+        raise (ArgumentTypeError if f is None else InvalidArgumentError)(
+            f"{name} must be in [0, 1], but was {shown}"
+        )
+    return f
 
 
 def _nms_args(
@@ -560,11 +642,13 @@ def _nms_args(
     iou_threshold, score_threshold, soft_nms_sigma)``."""
     bx = convert_to_tensor(boxes, "boxes", op_name, dtype)
     sc = convert_to_tensor(scores, "scores", op_name, dtype)
-    checked = _nms_sanity(bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
+    checked = _nms_sanity(
+        op_name, bx, sc, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
+    )
     return (bx, sc, *checked)
 
 
-def _nms_attrs(max_output_size: Any, iou: float, score: float, **attrs: Any) -> dict[str, Any]:
+def _nms_attrs(max_output_size: int, iou: float, score: float, **attrs: Any) -> dict[str, Any]:
     return {
         "max_output_size": max_output_size,
         "iou_threshold": iou,
@@ -670,7 +754,8 @@ def non_max_suppression_padded(
     bx, sc, max_out, iou, score_t, _ = _nms_args(
         "nonMaxSuppression", boxes, scores, max_output_size, iou_threshold, score_threshold
     )
-    attrs = _nms_attrs(max_out, iou, score_t, pad_to_max_output_size=bool(pad_to_max_output_size))
+    pad = bool_arg(pad_to_max_output_size, "nonMaxSuppressionPadded", "padToMaxOutputSize")
+    attrs = _nms_attrs(max_out, iou, score_t, pad_to_max_output_size=pad)
     indices, valid = run_kernel(k.NON_MAX_SUPPRESSION_V4, (bx, sc), attrs)
     return NonMaxSuppressionPaddedResult(selected_indices=indices, valid_outputs=valid)
 
@@ -753,7 +838,8 @@ def non_max_suppression_padded_async(
     bx, sc, *args = _nms_args(
         "nonMaxSuppressionAsync", boxes, scores, max_output_size, iou_threshold, score_threshold
     )
-    indices, _, valid = _nms_on_host(bx, sc, *args, bool(pad_to_max_output_size))
+    pad = bool_arg(pad_to_max_output_size, "nonMaxSuppressionPaddedAsync", "padToMaxOutputSize")
+    indices, _, valid = _nms_on_host(bx, sc, *args, pad)
     return NonMaxSuppressionPaddedResult(
         selected_indices=tensor1d(indices, "int32"), valid_outputs=scalar(valid, "int32")
     )

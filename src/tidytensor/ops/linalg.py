@@ -13,7 +13,7 @@ from ..dtypes import INT32
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op
+from ._op import bool_arg, convert_to_tensor, op
 from .reduction import js_str
 
 __all__ = ["band_part", "gram_schmidt", "qr"]
@@ -116,6 +116,12 @@ def gram_schmidt(xs: Any) -> Any:
             "Gram-Schmidt: xs must be a list of 1-D tensors or a 2-D tensor, but got "
             f"{type(xs).__name__}"
         )
+    for i, v in enumerate(vectors):
+        if v.rank != 1:
+            raise ShapeError(
+                f"Gram-Schmidt: the input vectors must be 1-D, but xs[{i}] has shape "
+                f"[{js_str(v.shape)}]"
+            )
     if len(vectors) > vectors[0]._shape[0]:
         raise ShapeError(
             f"Gram-Schmidt: Number of vectors ({len(vectors)}) exceeds number of dimensions "
@@ -208,6 +214,7 @@ def qr(x: Any, full_matrices: bool = False) -> list[Tensor]:
     x = convert_to_tensor(x, "x", "qr")
     if x.rank < 2:
         raise ShapeError(f"qr() requires input tensor to have a rank >= 2, but got rank {x.rank}")
+    full_matrices = bool_arg(full_matrices, "qr", "fullMatrices")
     if x.rank == 2:
         return _qr2d(x, bool(full_matrices))
     shape = list(x._shape)

@@ -22,7 +22,7 @@ from ..engine import ENGINE
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import shape_str
-from ._op import convert_to_tensor, float_arg, op, run_kernel
+from ._op import convert_to_tensor, describe, float_arg, op, run_kernel
 from .arithmetic import add, div, minimum, mul, squared_difference, sub
 from .basic_math import abs as abs_
 from .basic_math import exp, log, log1p, neg, relu, square
@@ -97,6 +97,8 @@ def compute_weighted_loss(losses: Any, weights: Any = None, reduction: Any = _DE
     """
     if reduction is None:
         reduction = _DEFAULT
+    if not isinstance(reduction, (int, float, str)):  # a list or an array compares elementwise
+        raise InvalidArgumentError(f"Unknown reduction: {describe(reduction)}")
     losses = convert_to_tensor(losses, "losses", "computeWeightedLoss")
     if weights is not None:
         weights = convert_to_tensor(weights, "weights", "computeWeightedLoss")

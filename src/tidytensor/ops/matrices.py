@@ -13,8 +13,16 @@ from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, INT32
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, describe, make_types_match, op, run_kernel
-from .reduction import expand_shape_to_keep_dim, js_str, parse_axis
+from ._op import (
+    bool_arg,
+    convert_to_tensor,
+    describe,
+    make_types_match,
+    op,
+    real_number,
+    run_kernel,
+)
+from .reduction import _is_int, expand_shape_to_keep_dim, js_str, keep_dims_arg, parse_axis
 
 __all__ = [
     "dot",
@@ -46,6 +54,8 @@ def mat_mul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
     """
     a = convert_to_tensor(a, "a", "matMul")
     b = convert_to_tensor(b, "b", "matMul")
+    transpose_a = bool_arg(transpose_a, "matMul", "transposeA")
+    transpose_b = bool_arg(transpose_b, "matMul", "transposeB")
     a, b = make_types_match(a, b)
     if a.dtype == COMPLEX64:
         raise DTypeError("matMul does not support complex64 tensors in the CPU backend.")
@@ -252,6 +262,14 @@ def norm(x: Any, ord: Any = "euclidean", axis: Any = None, keep_dims: bool = Fal
     from .transformations import reshape
 
     x = convert_to_tensor(x, "x", "norm")
+    keep_dims = keep_dims_arg(keep_dims, "norm")
+    if ord is not None and not isinstance(ord, str) and real_number(ord) is None:
+        raise InvalidArgumentError(f"Error in norm: invalid ord value: {describe(ord)}")
+    axes = axis if isinstance(axis, (list, tuple)) else [axis]
+    if axis is not None and not all(_is_int(a) for a in axes):
+        raise InvalidArgumentError(
+            f"All values in axis param must be integers but got axis {js_str(axis)} (op 'norm')"
+        )
     result = _norm_impl(x, ord, axis)
     shape = list(result._shape)
     if keep_dims:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op
+from ._op import bool_arg, convert_to_tensor, op
 from .arithmetic import add, div, mul, pow, sub  # noqa: A004 - TF.js name
 from .creation import scalar
 
@@ -38,7 +38,7 @@ def moving_average(
     one = scalar(1)
     one_minus_decay = sub(one, decay)
     update = mul(sub(x, v), one_minus_decay)
-    if zero_debias:
+    if bool_arg(zero_debias, "movingAverage", "zeroDebias"):
         if step is None:
             raise InvalidArgumentError("When using zeroDebias: true, step is required.")
         step = convert_to_tensor(step, "step", "movingAverage")

@@ -15,10 +15,19 @@ from ..autodiff import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import shape_str
-from ._op import checked_shape, convert_to_tensor, float_arg, int_arg, op, run_kernel
+from ._op import (
+    checked_shape,
+    convert_to_tensor,
+    describe,
+    float_arg,
+    int_arg,
+    op,
+    real_number,
+    run_kernel,
+)
 from .arithmetic import mul, sub
 from .basic_math import exp, log, square
-from .reduction import expand_shape_to_keep_dim, js_str, parse_axis
+from .reduction import expand_shape_to_keep_dim, js_str, keep_dims_arg, parse_axis
 from .reduction import max as max_
 from .reduction import mean as mean_
 from .reduction import sum as sum_
@@ -263,6 +272,16 @@ def lrn_backprop(
 
 
 # ---------------------------------------------------------------------------- softmax
+def _last_axis(value: Any, logits: Tensor, what: str, name: str) -> None:
+    """TF.js's "non-last dimension" error for an axis that is not a number at all (a list or
+    an array would otherwise compare element by element)."""
+    if value is not None and real_number(value) is None:
+        raise InvalidArgumentError(
+            f"{what} along a non-last dimension is not yet supported. Logits was rank "
+            f"{logits.rank} and {name} was {describe(value)}"
+        )
+
+
 @op
 def softmax(logits: Any, dim: int = -1) -> Tensor:
     """``exp(logits) / sum(exp(logits))`` along the last axis (the only one supported).
@@ -271,6 +290,7 @@ def softmax(logits: Any, dim: int = -1) -> Tensor:
     [0.5, 0.5]
     """
     logits = convert_to_tensor(logits, "logits", "softmax", "float32")
+    _last_axis(dim, logits, "Softmax", "dim")
     if dim is None or dim == -1:
         dim = logits.rank - 1
     if dim != logits.rank - 1:
@@ -290,6 +310,7 @@ def log_softmax(logits: Any, axis: int = -1) -> Tensor:
     [-0.6931471824645996, -0.6931471824645996]
     """
     logits = convert_to_tensor(logits, "logits", "logSoftmax")
+    _last_axis(axis, logits, "Log Softmax", "axis")
     if axis is None or axis == -1:
         axis = logits.rank - 1
     if axis != logits.rank - 1:
@@ -325,6 +346,7 @@ def moments(x: Any, axis: Any = None, keep_dims: bool = False, *, axes: Any = No
     if axis is None:
         axis = axes
     x = convert_to_tensor(x, "x", "moments")
+    keep_dims = keep_dims_arg(keep_dims, "moments")
     axes_ = parse_axis(axis, x._shape, "moments")
     x_mean = mean_(x, axes_, keep_dims)
     keep_dims_shape = list(x_mean._shape)

@@ -27,7 +27,7 @@ from ._conv_util import (
     conv_attrs,
     unbatched,
 )
-from ._op import convert_to_tensor, describe, op, run_kernel
+from ._op import bool_arg, convert_to_tensor, describe, op, run_kernel
 from .reduction import js_str
 from .sparse import Record
 
@@ -121,7 +121,9 @@ def avg_pool3d(
     check_rank("avgPool3d", "x", x5.rank, 5, RANK_POOL)
     _check_3d_format("avgPool3d", data_format)
     ok = (is_number(strides) and strides > 0) or (
-        isinstance(strides, (list, tuple)) and len(strides) >= 3 and all(s > 0 for s in strides[:3])
+        isinstance(strides, (list, tuple))
+        and len(strides) >= 3
+        and all(is_number(s) and s > 0 for s in strides[:3])
     )
     check(
         ok,
@@ -188,7 +190,9 @@ def max_pool_with_argmax(
         "filter_size": filter_size,
         "strides": strides,
         "pad": pad,
-        "include_batch_in_index": bool(include_batch_in_index),
+        "include_batch_in_index": bool_arg(
+            include_batch_in_index, "maxPoolWithArgmax", "includeBatchInIndex"
+        ),
     }
     result, indexes = run_kernel(k.MAX_POOL_WITH_ARGMAX, (x,), attrs)
     return MaxPoolWithArgmaxResult(result=result, indexes=indexes)

@@ -14,7 +14,15 @@ from .. import kernel_names as k
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import (
+    MAX_DIM,
+    bool_arg,
+    checked_shape,
+    convert_to_tensor,
+    op,
+    real_number,
+    run_kernel,
+)
 
 __all__ = [
     "all",
@@ -52,15 +60,21 @@ def js_str(value: Any) -> str:
 
 
 def _is_int(value: Any) -> bool:
+    """True for an integral real number (a Python/NumPy number or a one-element float32 or
+    int32 tensor); never for a bool, a string or a complex value."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
         return True
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        return False
-    return math.isfinite(f) and f.is_integer() and not isinstance(value, str)
+    f = real_number(value)
+    return f is not None and math.isfinite(f) and f.is_integer()
+
+
+def keep_dims_arg(value: Any, op_name: str) -> bool:
+    """``keepDims`` as a bool (None, a bool or 0/1), else a clear argument error."""
+    if value is False or value is True:
+        return value
+    return bool_arg(value, op_name, "keepDims")
 
 
 def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
@@ -76,7 +90,7 @@ def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
         raise InvalidArgumentError(
             f"All values in axis param must be integers but got axis {js_str(axis)} (op '{op_name}')"
         )
-    ints = [int(a) for a in axes]
+    ints = [int(real_number(a)) for a in axes]  # type: ignore[arg-type]
     if not builtins.all(-rank <= a < rank for a in ints):
         raise InvalidArgumentError(
             f"All values in axis param must be in range [-{rank}, {rank}) but got axis "
@@ -102,8 +116,9 @@ def _not_complex(x: Tensor, op_name: str) -> None:
 def _reduce(
     kernel: str, x: Tensor, axis: Any, keep_dims: bool, op_name: str, axis_attr: str = "axis"
 ) -> Tensor:
+    keep = keep_dims_arg(keep_dims, op_name)
     axes = parse_axis(axis, x._shape, op_name)
-    return run_kernel(kernel, (x,), {axis_attr: axes, "keep_dims": bool(keep_dims)})
+    return run_kernel(kernel, (x,), {axis_attr: axes, "keep_dims": keep})
 
 
 # ---------------------------------------------------------------------------- sums and means
@@ -164,6 +179,7 @@ def log_sum_exp(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     from .transformations import reshape
 
     x = convert_to_tensor(x, "x", "logSumExp")
+    keep_dims = keep_dims_arg(keep_dims, "logSumExp")
     axes = parse_axis(axis, x._shape, "logSumExp")
     x_max = max(x, axes, True)
     shifted_exp = exp(sub(x, x_max))
@@ -265,9 +281,14 @@ def _check_size(size: Any, op_name: str) -> int:
         raise InvalidArgumentError(
             f"Error in {op_name}: size must be an integer, but got {js_str(size)}."
         )
-    size = int(size)
+    size = int(real_number(size))  # type: ignore[arg-type]
     if size < 0:
         raise InvalidArgumentError(f"size must be non-negative, but got {size}.")
+    if size > MAX_DIM:
+        raise InvalidArgumentError(
+            f"Error in {op_name}: size must be at most {MAX_DIM} (TF.js's int32 sizes), but got "
+            f"{size}."
+        )
     return size
 
 
@@ -321,6 +342,6 @@ def dense_bincount(x: Any, weights: Any, size: int, binary_output: bool = False)
             "Error in denseBincount: weights must have the same shape as x or 0-length, but got "
             f"x shape: {js_str(x.shape)}, weights shape: {js_str(weights.shape)}."
         )
-    return run_kernel(
-        k.DENSE_BINCOUNT, (x, weights), {"size": size, "binary_output": bool(binary_output)}
-    )
+    binary = bool_arg(binary_output, "denseBincount", "binaryOutput")
+    checked_shape([*x._shape[:-1], size], "denseBincount")
+    return run_kernel(k.DENSE_BINCOUNT, (x, weights), {"size": size, "binary_output": binary})

@@ -8,7 +8,7 @@ from .. import kernel_names as k
 from ..dtypes import COMPLEX64
 from ..errors import DTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, op, run_kernel
+from ._op import bool_arg, convert_to_tensor, op, run_kernel
 from .reduction import _is_int, js_str
 
 __all__ = ["cumprod", "cumsum"]
@@ -30,7 +30,11 @@ def _scan(kernel: str, x: Any, axis: Any, exclusive: bool, reverse: bool, op_nam
         axis = int(axis) % rank
     else:
         axis = 0  # a scalar gives the initial fill whatever the axis, as in TF.js
-    attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    attrs = {
+        "axis": axis,
+        "exclusive": bool_arg(exclusive, op_name, "exclusive"),
+        "reverse": bool_arg(reverse, op_name, "reverse"),
+    }
     return run_kernel(kernel, (x,), attrs)
 
 

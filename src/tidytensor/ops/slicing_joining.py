@@ -20,6 +20,7 @@ from ..tensor import Tensor
 from ..tensor_util import scalar_tensor
 from ._op import (
     axis_arg,
+    checked_shape,
     convert_to_tensor,
     convert_to_tensor_array,
     describe,
@@ -358,6 +359,10 @@ def gather_nd(x: Any, indices: Any) -> Tensor:
     """
     idx = convert_to_tensor(indices, "indices", "gatherND", "int32")
     t = convert_to_tensor(x, "x", "gatherND", "string_or_numeric")
+    if idx.rank >= 1 and idx._shape[-1] <= t.rank:
+        # Refuse a result TF.js's int32 sizes could not hold before the kernel allocates it
+        # (an empty index tuple picks the whole of x, once per tuple).
+        checked_shape([*idx._shape[:-1], *t._shape[idx._shape[-1] :]], "gatherND")
     return run_kernel(k.GATHER_ND, (t, idx))
 
 
@@ -459,8 +464,9 @@ def meshgrid(x: Any = None, y: Any = None, indexing: Any = "xy") -> list[Tensor]
     """
     if isinstance(indexing, dict):
         indexing = indexing.get("indexing", "xy")
-    if indexing not in ("xy", "ij"):
-        raise ArgumentTypeError(f"{indexing} is not a valid third argument to meshgrid")
+    if not isinstance(indexing, str) or indexing not in ("xy", "ij"):
+        shown = indexing if isinstance(indexing, str) else describe(indexing)
+        raise ArgumentTypeError(f"{shown} is not a valid third argument to meshgrid")
     if x is None:
         return []
     for name, v in (("x", x), ("y", y)):

@@ -5,12 +5,26 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import kernel_names as k
 from ..dtypes import DTYPES, STRING
-from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import make_tensor
-from ._op import convert_to_tensor, op, parse_axis_param, run_kernel
+from ._op import (
+    MAX_RANK,
+    checked_shape,
+    convert_to_tensor,
+    describe,
+    float_arg,
+    op,
+    parse_axis_param,
+    real_number,
+    run_kernel,
+    str_arg,
+)
+from .reduction import js_str
 
 __all__ = [
     "batch_to_space_nd",
@@ -37,31 +51,75 @@ def _js(values: Any) -> str:
     """A list as JS's ``${array}`` prints it: ``1,2,3`` (null/None as an empty string)."""
     if isinstance(values, (list, tuple)):
         return ",".join(_js(v) for v in values)
+    if isinstance(values, float):
+        return js_str(values)
     return "" if values is None else str(values)
 
 
-def _ints(values: Any, what: str, op_name: str) -> list[int]:
+def _items(values: Any) -> Any:
+    """An array argument's items (a list, tuple, NumPy array or tensor), else None."""
     if isinstance(values, Tensor):
-        values = values.array_sync()
-    if isinstance(values, (int, float)) and not isinstance(values, bool):
-        values = [values]
-    try:
-        return [int(v) for v in values]
-    except (TypeError, ValueError):
+        if values.is_disposed or values.dtype == STRING or values.rank == 0:
+            return None
+        return values.array_sync()
+    if isinstance(values, np.ndarray):
+        return values.tolist() if values.ndim else None
+    return values if isinstance(values, (list, tuple)) else None
+
+
+def _as_list(values: Any) -> Any:
+    """``_items``, with a bare number (or a one-element scalar tensor) as a list of one."""
+    if isinstance(values, Tensor):
+        return (
+            [values.array_sync()] if values.rank == 0 and not values.is_disposed else _items(values)
+        )
+    if isinstance(values, np.ndarray) and values.ndim:
+        return _items(values)
+    return [values] if real_number(values) is not None else _items(values)
+
+
+def _int_item(v: Any) -> int | None:
+    """``v`` as an int when it is an integral finite number, else None."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    f = real_number(v)
+    if f is None or not math.isfinite(f) or not f.is_integer():
+        return None
+    return int(f)
+
+
+def _ints(values: Any, what: str, op_name: str) -> list[int]:
+    items = _as_list(values)
+    out = None if not isinstance(items, list) else [_int_item(v) for v in items]
+    if out is None or any(v is None for v in out):
         raise InvalidArgumentError(
-            f"{op_name}: {what} must be a list of integers, got {values!r}"
-        ) from None
+            f"{op_name}: {what} must be a list of integers, got {describe(values)}"
+        )
+    return out  # type: ignore[return-value]
 
 
 def _pairs(paddings: Any, op_name: str) -> list[list[int]]:
-    if isinstance(paddings, Tensor):
-        paddings = paddings.array_sync()
-    try:
-        return [[int(v) for v in p] for p in paddings]
-    except (TypeError, ValueError):
+    rows = _items(paddings)
+    out = None
+    if isinstance(rows, list):
+        out = [_items(p) for p in rows]
+        if all(isinstance(p, list) for p in out):
+            out = [[_int_item(v) for v in p] for p in out]  # type: ignore[union-attr]
+            if any(v is None for p in out for v in p):
+                out = None
+        else:
+            out = None
+    if out is None:
         raise InvalidArgumentError(
-            f"{op_name}: paddings must be a list of [before, after] integer pairs, got {paddings!r}"
-        ) from None
+            f"{op_name}: paddings must be a list of [before, after] integer pairs, got "
+            f"{describe(paddings)}"
+        )
+    return out  # type: ignore[return-value]
+
+
+def _padded_shape(shape: tuple[int, ...], pairs: list[list[int]], op_name: str) -> None:
+    """Refuses paddings that would make a result past TF.js's int32 element count."""
+    checked_shape([p[0] + d + p[1] for d, p in zip(shape, pairs, strict=True)], op_name)
 
 
 @op
@@ -73,16 +131,19 @@ def cast(x: Any, dtype: str) -> Tensor:
     [1, -1, 2]
     """
     x = convert_to_tensor(x, "x", "cast")
-    if dtype not in DTYPES:
-        raise DTypeError(f"Failed to cast to unknown dtype {dtype}")
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        shown = dtype if isinstance(dtype, (str, list, tuple)) or dtype is None else describe(dtype)
+        raise DTypeError(f"Failed to cast to unknown dtype {shown}")
     if (dtype == STRING) != (x.dtype == STRING):
         raise DTypeError("Only strings can be casted to strings")
     return run_kernel(k.CAST, (x,), {"dtype": dtype})
 
 
 def infer_from_implicit_shape(shape: Any, size: int) -> tuple[int, ...]:
-    """Resolves one ``-1`` in ``shape`` (TF.js's ``inferFromImplicitShape``)."""
-    shape = [int(d) for d in ([shape] if isinstance(shape, int) else shape)]
+    """Resolves one ``-1`` in ``shape`` (TF.js's ``inferFromImplicitShape``). Numbers that
+    are not integers go through TF.js's checks as they would there (a NaN is skipped), so
+    its messages come out; the caller refuses what is left."""
+    shape = list([shape] if isinstance(shape, (int, float)) else shape)
     implicit = -1
     prod = 1
     for i, d in enumerate(shape):
@@ -94,8 +155,8 @@ def infer_from_implicit_shape(shape: Any, size: int) -> tuple[int, ...]:
                     f"Shapes can only have 1 implicit size. Found -1 at dim {implicit} and dim {i}"
                 )
             implicit = i
-        else:
-            raise ShapeError(f"Shapes can not be < 0. Found {d} at dim {i}")
+        elif d < 0:
+            raise ShapeError(f"Shapes can not be < 0. Found {_js(d)} at dim {i}")
     if implicit == -1:
         if size > 0 and prod != size:
             raise ShapeError(f"Size({size}) must match the product of shape {_js(shape)}")
@@ -105,9 +166,30 @@ def infer_from_implicit_shape(shape: Any, size: int) -> tuple[int, ...]:
             f"Cannot infer the missing size in [{_js(shape)}] when there are 0 elements"
         )
     if size % prod != 0:
-        raise ShapeError(f"The implicit shape can't be a fractional number. Got {size} / {prod}")
+        raise ShapeError(
+            f"The implicit shape can't be a fractional number. Got {size} / {_js(prod)}"
+        )
     shape[implicit] = size // prod
     return tuple(shape)
+
+
+def _shape_numbers(shape: Any) -> list[Any]:
+    """``reshape``'s ``shape`` as a list of numbers (ints where they are integral)."""
+    if isinstance(shape, (list, tuple)) and all(
+        isinstance(d, int) and not isinstance(d, bool) for d in shape
+    ):
+        return list(shape)
+    items = _as_list(shape)
+    out = []
+    for d in items if isinstance(items, list) else [None]:
+        f = real_number(d)
+        if f is None:
+            raise ArgumentTypeError(
+                f"Argument 'shape' passed to 'reshape' must be an array of integers, but got "
+                f"{describe(shape)}"
+            )
+        out.append(int(f) if f.is_integer() else f)
+    return out
 
 
 @op
@@ -118,14 +200,22 @@ def reshape(x: Any, shape: Any) -> Tensor:
     [2, 2]
     """
     x = convert_to_tensor(x, "x", "reshape", "string_or_numeric")
-    new_shape = infer_from_implicit_shape(_ints(shape, "shape", "reshape"), x.size)
+    new_shape = infer_from_implicit_shape(_shape_numbers(shape), x.size)
     new_size = math.prod(new_shape)
     if new_size != x.size:
         raise ShapeError(
-            f"The new shape ({_js(new_shape)}) has {new_size} elements and the old shape "
+            f"The new shape ({_js(new_shape)}) has {_js(new_size)} elements and the old shape "
             f"({_js(x._shape)}) has {x.size} elements. The new shape and old shape must have "
             "the same number of elements."
         )
+    for i, d in enumerate(new_shape):
+        if not isinstance(d, int):  # fractions whose product is the size
+            raise ShapeError(
+                f"The new shape ({_js(new_shape)}) passed to 'reshape' must hold integers, but "
+                f"has {_js(d)} at dim {i}"
+            )
+    if x.size == 0 or len(new_shape) > MAX_RANK:
+        checked_shape(new_shape, "reshape")
     return run_kernel(k.RESHAPE, (x,), {"shape": new_shape})
 
 
@@ -139,12 +229,21 @@ def expand_dims(x: Any, axis: int = 0) -> Tensor:
     """
     x = convert_to_tensor(x, "x", "expandDims", "string_or_numeric")
     rank = x.rank
-    axis = int(axis)
-    if axis > rank:
+    f = real_number(axis)
+    if f is None or f != f:
+        raise InvalidArgumentError(
+            f"Axis must be in the interval [{-(rank + 1)}, {rank}], but got axis "
+            f"{describe(axis)} (op 'expandDims')"
+        )
+    if f > rank:
         raise InvalidArgumentError("Axis must be <= rank of the tensor")
-    if axis < -(rank + 1):
+    if f < -(rank + 1):
         raise InvalidArgumentError(f"Axis must be in the interval [{-(rank + 1)}, {rank}]")
-    return run_kernel(k.EXPAND_DIMS, (x,), {"dim": axis})
+    if f.is_integer():
+        dim = int(f)
+    else:  # TF.js's splice truncates a fractional position
+        dim = int(f if f >= 0 else rank + 1 + f)
+    return run_kernel(k.EXPAND_DIMS, (x,), {"dim": dim})
 
 
 def _squeeze_shape(shape: tuple[int, ...], axis: Any) -> tuple[int, ...]:
@@ -213,6 +312,7 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
             f"Tensor must have a shape comprised of positive integers but got shape [{_js(shape_list)}]."
         )
     shape_list = [int(d) for d in shape_list]
+    checked_shape(shape_list, "broadcastTo")
     if len(shape_list) < t.rank:
         raise ShapeError(f"broadcastTo(): shape.length={len(shape_list)} < input.rank={t.rank}.")
     if len(shape_list) > t.rank:
@@ -268,18 +368,40 @@ def pad(x: Any, paddings: Any, constant_value: float = 0) -> Tensor:
             f"pad: paddings must be {t.rank} pairs [before, after] of non-negative integers for an "
             f"input of shape [{_js(t._shape)}], got {pairs}"
         )
-    return run_kernel(k.PAD_V2, (t,), {"paddings": pairs, "constant_value": constant_value})
+    _padded_shape(t._shape, pairs, "pad")
+    value = _constant_value(constant_value, "pad")
+    return run_kernel(k.PAD_V2, (t,), {"paddings": pairs, "constant_value": value})
+
+
+def _constant_value(value: Any, op_name: str) -> Any:
+    """``pad``'s ``constantValue``: a number (or a bool); None is TF.js's ``undefined``,
+    the default 0."""
+    if value is None:
+        return 0
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    float_arg(value, op_name, "constantValue")
+    return value.item() if isinstance(value, (np.generic, np.ndarray)) else value
 
 
 def _pad_n(rank: int):
     name = f"pad{rank}d"
 
     def pad_nd(x: Any, paddings: Any, constant_value: float = 0) -> Tensor:
+        if _items(paddings) is None:
+            raise InvalidArgumentError(
+                f"{name}: paddings must be "
+                f"{'a [before, after] pair' if rank == 1 else f'{rank} [before, after] pairs'}"
+                f", got {describe(paddings)}"
+            )
+        paddings = _items(paddings)
         if rank == 1:
             if len(paddings) != 2:
                 raise InvalidArgumentError("Invalid number of paddings. Must be length of 2.")
             return pad(x, [paddings], constant_value)
-        if len(paddings) != rank or any(len(p) != 2 for p in paddings):
+        if len(paddings) != rank or any(
+            not isinstance(p, (list, tuple)) or len(p) != 2 for p in paddings
+        ):
             raise InvalidArgumentError("Invalid number of paddings. Must be length of 2 each.")
         return pad(x, paddings, constant_value)
 
@@ -302,9 +424,14 @@ def mirror_pad(x: Any, paddings: Any, mode: str) -> Tensor:
     >>> tf.mirror_pad(tf.tensor([1, 2, 3]), [[2, 1]], 'reflect').array_sync()
     [3.0, 2.0, 1.0, 2.0, 3.0, 2.0]
     """
-    if mode not in ("reflect", "symmetric"):
+    if not isinstance(mode, str) or mode not in ("reflect", "symmetric"):
+        shown = (
+            (_js(mode) if isinstance(mode, (list, tuple)) else mode)
+            if isinstance(mode, (str, list, tuple))
+            else describe(mode)
+        )
         raise InvalidArgumentError(
-            f"Invalid mode. Mode must be either reflect or symmetric. Got {mode}."
+            f"Invalid mode. Mode must be either reflect or symmetric. Got {shown}."
         )
     t = convert_to_tensor(x, "x", "mirrorPad")
     if t.rank == 0:
@@ -354,10 +481,15 @@ def batch_to_space_nd(x: Any, block_shape: Any, crops: Any) -> Tensor:
             f"input tensor batch is {t._shape[0]} but is not divisible by the product of the "
             f"elements of blockShape {' * '.join(map(str, block))} === {prod}"
         )
-    for i, (c0, c1) in enumerate(crops_):
+    if any(b <= 0 for b in block):
+        raise InvalidArgumentError(
+            f"batchToSpaceND: blockShape must hold positive integers, got {_js(block)}"
+        )
+    for i, crop in enumerate(crops_):
+        c0, c1 = crop if len(crop) == 2 else (-1, -1)
         if c0 < 0 or c1 < 0 or c0 + c1 > t._shape[i + 1] * block[i]:
             raise InvalidArgumentError(
-                f"batchToSpaceND: crops[{i}] = [{c0}, {c1}] must be non-negative and at most "
+                f"batchToSpaceND: crops[{i}] = [{_js(crop)}] must be non-negative and at most "
                 f"{t._shape[i + 1] * block[i]} in total"
             )
     return run_kernel(k.BATCH_TO_SPACE_ND, (t,), {"block_shape": block, "crops": crops_})
@@ -379,8 +511,12 @@ def space_to_batch_nd(x: Any, block_shape: Any, paddings: Any) -> Tensor:
         raise InvalidArgumentError(
             f"paddings.shape[0] {len(pads)} must be equal to [blockShape] {len(block)}"
         )
-    if any(b <= 0 for b in block) or any(
-        (t._shape[i + 1] + pads[i][0] + pads[i][1]) % block[i] != 0 for i in range(len(block))
+    if (
+        any(b <= 0 for b in block)
+        or any(len(p) != 2 for p in pads)  # TF.js's sum is NaN there
+        or any(
+            (t._shape[i + 1] + pads[i][0] + pads[i][1]) % block[i] != 0 for i in range(len(block))
+        )
     ):
         raise ShapeError(
             f"input spatial dimensions {_js(t._shape[1:])} with paddings {_js(pads)} must be "
@@ -388,6 +524,8 @@ def space_to_batch_nd(x: Any, block_shape: Any, paddings: Any) -> Tensor:
         )
     if any(p < 0 for pair in pads for p in pair):
         raise InvalidArgumentError(f"spaceToBatchND: paddings must be non-negative, got {pads}")
+    padded = [[0, 0], *pads]
+    _padded_shape(t._shape, padded + [[0, 0]] * (t.rank - len(padded)), "spaceToBatchND")
     return run_kernel(k.SPACE_TO_BATCH_ND, (t,), {"block_shape": block, "paddings": pads})
 
 
@@ -399,23 +537,29 @@ def depth_to_space(x: Any, block_size: int, data_format: str = "NHWC") -> Tensor
     [1, 2, 2, 1]
     """
     t = convert_to_tensor(x, "x", "depthToSpace", "float32")
+    str_arg(data_format, "depthToSpace", "dataFormat")
     nhwc = data_format == "NHWC"
     dims = (1, 2, 3) if nhwc else (2, 3, 1)
     height, width, depth = (t._shape[d] if d < t.rank else None for d in dims)
-    if not block_size > 1:
+    size = real_number(block_size)
+    if size is None or not size > 1:
+        shown = js_str(block_size) if isinstance(block_size, (int, float, str)) else None
         raise InvalidArgumentError(
-            f"blockSize should be > 1 for depthToSpace, but was: {block_size}"
+            "blockSize should be > 1 for depthToSpace, but was: "
+            f"{shown if shown is not None else describe(block_size)}"
         )
-    if depth is None or depth % (block_size * block_size) != 0:
+    if depth is None or depth % (size * size) != 0:
         raise ShapeError(
-            f"Dimension size must be evenly divisible by {block_size * block_size} but is "
+            f"Dimension size must be evenly divisible by {js_str(size * size)} but is "
             f"{'undefined' if depth is None else depth} for depthToSpace with input shape {_js(t._shape)}"
         )
     if t.rank != 4 or height is None or width is None:
         raise ShapeError(f"depthToSpace: input must be rank 4, got shape [{_js(t._shape)}]")
-    return run_kernel(
-        k.DEPTH_TO_SPACE, (t,), {"block_size": int(block_size), "data_format": data_format}
-    )
+    if not math.isfinite(size) or not size.is_integer():
+        raise InvalidArgumentError(
+            f"blockSize should be an integer for depthToSpace, but was: {js_str(size)}"
+        )
+    return run_kernel(k.DEPTH_TO_SPACE, (t,), {"block_size": int(size), "data_format": data_format})
 
 
 def setdiff1d_async(x: Any, y: Any) -> list[Tensor]:
@@ -427,7 +571,24 @@ def setdiff1d_async(x: Any, y: Any) -> list[Tensor]:
     ([1.0, 3.0], [0, 2])
     """
     tx = convert_to_tensor(x, "x", "setdiff1d")
-    ty = convert_to_tensor(y, "y", "setdiff1d")
+    try:
+        ty = convert_to_tensor(y, "y", "setdiff1d")
+    except BaseException:
+        if tx is not x:
+            tx.dispose()
+        raise
+    try:
+        return _setdiff1d(tx, ty)
+    except BaseException:
+        # A failed call leaves no conversion behind. (A successful one keeps them, as TF.js's
+        # does: it runs outside an op scope, and the golden memory counts pin that.)
+        for made, given in ((tx, x), (ty, y)):
+            if made is not given:
+                made.dispose()
+        raise
+
+
+def _setdiff1d(tx: Tensor, ty: Tensor) -> list[Tensor]:
     if tx.dtype != ty.dtype:
         raise DTypeError(
             f"x and y should have the same dtype, but got x ({tx.dtype}) and y ({ty.dtype})."

@@ -217,6 +217,8 @@ def einsum(*tensors, xp, equation):
                 out = x
             else:
                 x, out = _upcast(x, out, xp)
+                # TF.js's multiply checks the shapes (an operand of the wrong rank or size).
+                assert_and_get_broadcast_shape(x.shape, out.shape)
                 out = xp.logical_and(x, out) if x.dtype == xp.bool_ else xp.multiply(x, out)
         if i < len(steps) - 1:
             if path[i] >= 0:

@@ -356,6 +356,7 @@ class _ToTensor:
             return []
         column = 0
         current_id = rowids[0]
+        _check_row_id(current_id, "currentValueRowId", len(parent))
         if current_id >= len(parent):
             raise InvalidArgumentError(
                 f"Got currentValueRowId={current_id}, which is not less than {len(parent)}"
@@ -371,6 +372,7 @@ class _ToTensor:
             else:
                 column = 0
                 current_id = next_id
+                _check_row_id(next_id, "nextValueRowId", len(parent))
                 if next_id >= len(parent):
                     raise InvalidArgumentError(
                         f"Got nextValueRowId={next_id} which is not less than {len(parent)}"
@@ -415,6 +417,10 @@ class _ToTensor:
         if multiplier[0] * size[0] > 0:
             n = min(first_dim, size[0])
             index = [i * multiplier[0] for i in range(n)] + [-1] * (first_dim - n)
+            if len(index) != first_dim:  # a negative first dimension size
+                raise InvalidArgumentError(
+                    "Final length of result must be equal to firstDimension."
+                )
             for i in range(1, self.ragged_rank + 1):
                 index = self.output_index(i - 1, index, multiplier[i], size[i])
             self.set_output(out, index, out_shape, xp)
@@ -458,6 +464,15 @@ class _ToTensor:
                 src_start = src
                 dst_start = dst_end
                 dst_end = dst_start + 1
+
+
+def _check_row_id(row_id, what, n):
+    """A negative value row id: TF.js reads ``parent[-1]`` (undefined) and writes garbage,
+    TF's kernel refuses it; so is it refused here, before Python's ``parent[-1]`` wraps."""
+    if row_id < 0:
+        raise InvalidArgumentError(
+            f"Got {what}={row_id}, which is negative: value row ids must be in [0, {n})"
+        )
 
 
 def _check_broadcast(x_shape, shape):

@@ -449,6 +449,8 @@ def gather_nd(params, indices, *, xp):
     out_shape = [*indices.shape[:-1], *params.shape[slice_rank:]]
     if n_slices == 0:
         return xp.zeros(out_shape, dtype=params.dtype)
+    if slice_rank == 0:  # an empty index tuple picks the whole of params (as TF.js's does)
+        return xp.array(xp.broadcast_to(params, out_shape), copy=True)
     strides = [math.prod(params.shape[i + 1 :]) // slice_size for i in range(p_rank)]
     flat = _flat_slice_indices(
         indices, strides, slice_rank, params.size // slice_size, params.shape, xp

@@ -667,3 +667,14 @@ def test_boolean_and_mode_flags_that_are_arrays():
         "Unknown reduction",
     )
     fails(lambda: tf.linalg.gram_schmidt([1]), tf.ShapeError, "must be 1-D")
+
+
+def test_a_binary_op_called_with_one_tensor_names_the_op():
+    # The fast path of add/sub/mul/div is for two tensors; one goes through the op's checks.
+    x = tf.ones([2])
+    before = tf.memory().num_tensors
+    for fn, name in ((tf.add, "add"), (tf.sub, "sub"), (tf.mul, "mul"), (tf.div, "div")):
+        with pytest.raises(tf.ArgumentTypeError, match=f"'{name}'"):
+            fn(x)
+    assert tf.memory().num_tensors == before
+    x.dispose()

@@ -336,7 +336,7 @@ class Engine(
         active scope's track list on entry and, on exit, disposes what it added except its
         result. This closure is the per-op hot path, so it is written out flat.
 
-        With ``fast_kernel``, calls whose arguments are all float32 tensors of one shape go
+        With ``fast_kernel`` (a binary kernel), calls with two float32 tensors of one shape go
         straight to that kernel: the op body would only pass them through (no conversion,
         cast or broadcast check), and one kernel makes no temporaries to clean up.
 
@@ -425,15 +425,7 @@ class Engine(
                     and b.data_id.backend is backend
                     and a._shape == b._shape
                 )
-            elif len(args) == 1 and not kwargs:
-                x = args[0]
-                ok = (
-                    type(x) is Tensor
-                    and x.dtype is FLOAT32
-                    and not x._disposed
-                    and x.data_id.backend is engine._backend
-                )
-            else:
+            else:  # the fast kernels are binary: anything else takes the op's own checks
                 ok = False
             ctx = get_context(None) or current_context()
             site = ctx.site

@@ -678,3 +678,11 @@ def test_a_binary_op_called_with_one_tensor_names_the_op():
             fn(x)
     assert tf.memory().num_tensors == before
     x.dispose()
+
+
+def test_a_huge_dimension_is_refused_even_in_an_empty_shape():
+    with pytest.raises(tf.ShapeError, match="has a dimension of 1099511627776"):
+        tf.zeros([0, 2**40])
+    with pytest.raises(tf.ShapeError, match="has a dimension of"):
+        tf.eye(0, 2**40)
+    assert tf.zeros([0, 5]).shape == [0, 5]

@@ -354,6 +354,11 @@ def checked_shape(shape: Any, op_name: str) -> tuple[int, ...]:
     size = 1
     for d in dims:
         size *= d
+        if d > MAX_DIM:  # one dimension alone past the limit, even where another is 0
+            raise ShapeError(
+                f"The shape [{','.join(map(str, dims))}] passed to '{op_name}' has a dimension "
+                f"of {d}, but at most {MAX_DIM} are supported"
+            )
     if size > MAX_DIM:
         raise ShapeError(
             f"The shape [{','.join(map(str, dims))}] passed to '{op_name}' has {size} elements, but at "

@@ -14,8 +14,8 @@ from typing import Any
 from .. import ops
 from ..scopes import dispose, tidy
 from ..tensor import Tensor
-from . import backend as K
 from . import losses as losses_mod
+from .data import ensure_tensors_rank2_or_higher
 from .errors import LayersRuntimeError, LayersValueError
 from .utils import js_array_str, js_json
 
@@ -38,20 +38,6 @@ def _ensure_tensors(x: Any) -> tuple[Any, list[Tensor]]:
 
 def _shape_str(shape: Any) -> str:
     return js_array_str(list(shape))
-
-
-def _ensure_rank2(arrays: list[Tensor]) -> list[Tensor]:
-    out = []
-    for t in arrays:
-        if t.rank == 1:
-            out.append(K.expand_dims(t, 1))
-        elif t.rank == 0:
-            raise LayersValueError(
-                "Expected tensor to be at least 1D, but received a 0D tensor (scalar)."
-            )
-        else:
-            out.append(t)
-    return out
 
 
 def standardize_input_data(
@@ -101,7 +87,7 @@ def standardize_input_data(
                 f"Error when checking {exception_prefix}: expected {names[i]} to be a Tensor, a "
                 f"NumPy array or a nested list of numbers, but got {type(a).__name__}"
             )
-    arrays = _ensure_rank2(arrays)
+    arrays = ensure_tensors_rank2_or_higher(arrays)
     if shapes is None:
         return arrays
     try:

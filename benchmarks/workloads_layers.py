@@ -42,6 +42,16 @@ def _data(np: Any, shape: tuple[int, ...], classes: int) -> tuple[Any, Any]:
     return x, y
 
 
+def _repeat(fn: Any, steps: int, *args: Any) -> Any:
+    """The timed runner: ``steps`` calls of ``fn(*args)``."""
+
+    def run() -> None:
+        for _ in range(steps):
+            fn(*args)
+
+    return run
+
+
 def _tidytensor_runner(build: Any, x_shape: tuple[int, ...], classes: int, steps: int) -> Any:
     def factory(tf: Any) -> Any:
         import numpy as np
@@ -55,13 +65,7 @@ def _tidytensor_runner(build: Any, x_shape: tuple[int, ...], classes: int, steps
         model.train_on_batch(x, y)
         if tf.memory().num_tensors != before:
             raise AssertionError("train_on_batch leaked tensors")
-        train = model.train_on_batch
-
-        def run() -> None:
-            for _ in range(steps):
-                train(x, y)
-
-        return run
+        return _repeat(model.train_on_batch, steps, x, y)
 
     return factory
 
@@ -83,11 +87,7 @@ def _torch_runner(build: Any, x_shape: tuple[int, ...], classes: int, steps: int
             loss_fn(forward(x), target).backward()
             optimizer.step()
 
-        def run() -> None:
-            for _ in range(steps):
-                step()
-
-        return run
+        return _repeat(step, steps)
 
     return factory
 
@@ -109,13 +109,7 @@ def _keras_runner(build: Any, x_shape: tuple[int, ...], classes: int, steps: int
         loss = model.train_on_batch(x, y)  # traces the graph, creates Adam's slots
         if not np.all(np.isfinite(loss)):
             raise AssertionError(f"Keras train_on_batch gave a non-finite loss: {loss}")
-        train = model.train_on_batch
-
-        def run() -> None:
-            for _ in range(steps):
-                train(x, y)
-
-        return run
+        return _repeat(model.train_on_batch, steps, x, y)
 
     return factory
 

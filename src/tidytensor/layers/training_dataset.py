@@ -17,11 +17,10 @@ from .. import ops
 from ..engine import tensors_in
 from ..scopes import dispose, tidy
 from ..tensor import Tensor
-from .callbacks import History, configure_callbacks, standardize_callbacks
+from .callbacks import History, standardize_callbacks
 from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
 from .progress import format_metrics
 from .training import (
-    _callback_model,
     _check_kwargs,
     _check_verbose,
     _ensure_tensors,
@@ -34,6 +33,7 @@ from .training import (
     standardize_class_weights,
     standardize_weights,
 )
+from .training_loops import _begin_training
 from .utils import js_array_str, js_json, singleton_or_array
 
 __all__ = ["evaluate_dataset", "fit_dataset"]
@@ -257,7 +257,8 @@ def fit_dataset(
             size = getattr(dataset, "size", None)
             if isinstance(size, int) and not isinstance(size, bool):
                 steps = size
-        callback_list, history = configure_callbacks(
+        callback_list, history = _begin_training(
+            model,
             callback_objects,
             verbose,
             epochs,
@@ -268,10 +269,6 @@ def fit_dataset(
             do_validation,
             callback_metrics,
         )
-        callback_list.set_model(_callback_model(model))
-        model.history = history
-        callback_list.on_train_begin()
-        model.stop_training = False
         epoch = 0 if initial_epoch is None else initial_epoch
         if has_batches_per_epoch:
             iterator = _dataset_iterator(dataset)  # one stream across epochs

@@ -230,7 +230,8 @@ def _fit_loop(
     do_validation = val_f is not None
     num_samples = ins[0].shape[0]
     index_array = list(range(num_samples))
-    callback_list, history = configure_callbacks(
+    callback_list, history = _begin_training(
+        model,
         callbacks,
         verbose,
         epochs,
@@ -241,10 +242,6 @@ def _fit_loop(
         do_validation,
         callback_metrics,
     )
-    callback_list.set_model(_callback_model(model))
-    model.history = history
-    callback_list.on_train_begin()
-    model.stop_training = False
     batches = make_batches(num_samples, batch_size)
     for epoch in range(initial_epoch, epochs):
         callback_list.on_epoch_begin(epoch)
@@ -301,6 +298,38 @@ def _fit_loop(
 def _callback_model(model: Any) -> Any:
     """The model callbacks see: a ``Sequential``'s wrapper rather than its inner model."""
     return getattr(model, "_outer_model", None) or model
+
+
+def _begin_training(
+    model: Any,
+    callbacks: list[BaseCallback] | None,
+    verbose: int,
+    epochs: int,
+    initial_epoch: int | None,
+    num_samples: int | None,
+    steps_per_epoch: int | None,
+    batch_size: int | None,
+    do_validation: bool,
+    callback_metrics: list[str],
+) -> tuple[Any, History]:
+    """The start of ``fit`` and ``fitDataset``: configures the callbacks, hands them the
+    model, sets ``model.history``, runs ``on_train_begin`` and clears ``stop_training``."""
+    callback_list, history = configure_callbacks(
+        callbacks,
+        verbose,
+        epochs,
+        initial_epoch,
+        num_samples,
+        steps_per_epoch,
+        batch_size,
+        do_validation,
+        callback_metrics,
+    )
+    callback_list.set_model(_callback_model(model))
+    model.history = history
+    callback_list.on_train_begin()
+    model.stop_training = False
+    return callback_list, history
 
 
 def evaluate(

@@ -17,12 +17,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..dtypes import DTYPES as _DTYPE_NAMES
 from ..dtypes import upcast_type
 from ..engine import ENGINE
 from ..errors import (
     ArgumentTypeError,
-    DTypeError,
     InvalidArgumentError,
     ResourceExhaustedError,
     ShapeError,
@@ -32,6 +30,7 @@ from ..errors import (
 from ..tensor import Tensor
 from ..tensor_util import (
     assert_non_negative_integer_dimensions,
+    check_dtype_name,
     convert_to_tensor,
     convert_to_tensor_array,
 )
@@ -47,6 +46,7 @@ __all__ = [
     "dtype_arg",
     "float_arg",
     "int_arg",
+    "int_value",
     "int_list_arg",
     "ints_arg",
     "seed_arg",
@@ -178,20 +178,26 @@ def real_number(value: Any) -> float | None:
     return None
 
 
+def int_value(value: Any) -> int | None:
+    """``value`` as an int when it is an integral finite real number (see ``real_number``),
+    else None. Plain ints return at once: this runs on the success path of many ops."""
+    if type(value) is int:
+        return value
+    f = real_number(value)
+    if f is None or not math.isfinite(f) or not f.is_integer():
+        return None
+    return int(f)
+
+
 def int_arg(
     value: Any, op_name: str, name: str, *, minimum: int | None = None, maximum: int | None = None
 ) -> int:
     """``value`` as an int: an integer, or a float with an integral value (a JS number).
     Raises a tidytensor error naming the op and the argument otherwise."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        out = value
-    else:
-        f = real_number(value)
-        if f is None:
-            raise _bad(op_name, name, "an integer", value, ArgumentTypeError)
-        if not math.isfinite(f) or not f.is_integer():
-            raise _bad(op_name, name, "an integer", value)
-        out = int(f)
+    out = int_value(value)
+    if out is None:
+        cls = ArgumentTypeError if real_number(value) is None else InvalidArgumentError
+        raise _bad(op_name, name, "an integer", value, cls)
     if minimum is not None and out < minimum:
         raise _bad(op_name, name, f"an integer >= {minimum}", value)
     top = MAX_DIM if maximum is None else maximum
@@ -260,14 +266,8 @@ def int_list_arg(
         raise _bad(op_name, name, what, value)
     out = []
     for v in items:
-        if isinstance(v, int) and not isinstance(v, bool):
-            d = v
-        else:
-            f = real_number(v) if not isinstance(v, Tensor) else None
-            if f is None or not math.isfinite(f) or not f.is_integer():
-                raise _bad(op_name, name, what, value)
-            d = int(f)
-        if (minimum is not None and d < minimum) or abs(d) > MAX_DIM:
+        d = None if isinstance(v, Tensor) else int_value(v)
+        if d is None or (minimum is not None and d < minimum) or abs(d) > MAX_DIM:
             raise _bad(op_name, name, what, value)
         out.append(d)
     return out
@@ -278,6 +278,8 @@ def axis_arg(
 ) -> Any:
     """``axis`` (an int; with ``many``, also a list of them) when its type is one an axis may
     have; the range is the kernel's to check. Anything else gets TF.js's axis error."""
+    if type(axis) is int:
+        return axis
     if axis is None and allow_none:
         return None
     if not many and isinstance(axis, (list, tuple)):
@@ -371,12 +373,7 @@ def dtype_arg(value: Any, op_name: str, allow_none: bool = False) -> Any:
     """``value`` when it is one of TF.js's five dtype names (or None when ``allow_none``)."""
     if value is None and allow_none:
         return None
-    if isinstance(value, str) and value in _DTYPE_NAMES:
-        return value
-    shown = value if isinstance(value, str) else describe(value)
-    raise DTypeError(
-        f"Unknown data type {shown} (in '{op_name}': expected one of {', '.join(_DTYPE_NAMES)})"
-    )
+    return check_dtype_name(value, op_name)
 
 
 # ---------------------------------------------------------------------------- the backstop

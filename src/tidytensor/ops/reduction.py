@@ -19,6 +19,7 @@ from ._op import (
     bool_arg,
     checked_shape,
     convert_to_tensor,
+    int_value,
     op,
     real_number,
     run_kernel,
@@ -62,12 +63,7 @@ def js_str(value: Any) -> str:
 def _is_int(value: Any) -> bool:
     """True for an integral real number (a Python/NumPy number or a one-element float32 or
     int32 tensor); never for a bool, a string or a complex value."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    f = real_number(value)
-    return f is not None and math.isfinite(f) and f.is_integer()
+    return int_value(value) is not None
 
 
 def keep_dims_arg(value: Any, op_name: str) -> bool:
@@ -90,7 +86,7 @@ def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
         raise InvalidArgumentError(
             f"All values in axis param must be integers but got axis {js_str(axis)} (op '{op_name}')"
         )
-    ints = [int(real_number(a)) for a in axes]  # type: ignore[arg-type]
+    ints = [int_value(a) for a in axes]
     if not builtins.all(-rank <= a < rank for a in ints):
         raise InvalidArgumentError(
             f"All values in axis param must be in range [-{rank}, {rank}) but got axis "

@@ -18,6 +18,7 @@ from ._op import (
     convert_to_tensor,
     describe,
     float_arg,
+    int_value,
     op,
     parse_axis_param,
     real_number,
@@ -78,19 +79,9 @@ def _as_list(values: Any) -> Any:
     return [values] if real_number(values) is not None else _items(values)
 
 
-def _int_item(v: Any) -> int | None:
-    """``v`` as an int when it is an integral finite number, else None."""
-    if isinstance(v, int) and not isinstance(v, bool):
-        return v
-    f = real_number(v)
-    if f is None or not math.isfinite(f) or not f.is_integer():
-        return None
-    return int(f)
-
-
 def _ints(values: Any, what: str, op_name: str) -> list[int]:
     items = _as_list(values)
-    out = None if not isinstance(items, list) else [_int_item(v) for v in items]
+    out = None if not isinstance(items, list) else [int_value(v) for v in items]
     if out is None or any(v is None for v in out):
         raise InvalidArgumentError(
             f"{op_name}: {what} must be a list of integers, got {describe(values)}"
@@ -104,7 +95,7 @@ def _pairs(paddings: Any, op_name: str) -> list[list[int]]:
     if isinstance(rows, list):
         out = [_items(p) for p in rows]
         if all(isinstance(p, list) for p in out):
-            out = [[_int_item(v) for v in p] for p in out]  # type: ignore[union-attr]
+            out = [[int_value(v) for v in p] for p in out]  # type: ignore[union-attr]
             if any(v is None for p in out for v in p):
                 out = None
         else:

@@ -207,8 +207,6 @@ def gradients(
             grads_out = ENGINE.tidy("backward", backward)
     except BaseException:
         _free_tape()
-        if isinstance(y, Tensor) and not y.kept:
-            pass
         raise
     _free_tape()
     return y, grads_out

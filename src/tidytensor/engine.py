@@ -273,9 +273,9 @@ class Engine(
     def may_fuse(self, gradient_depth: int = 0) -> bool:
         """Whether library code may run one fused kernel (``Tidy...`` kernel names) in place of
         TF.js's op-by-op kernels: not when ``tf.set_kernel_fusion(False)`` turned them off, nor
-        while ``tf.profile`` lists kernels one by one, nor inside
-        more than ``gradient_depth`` nested gradient calls (0: no tape is recording; 1: a
-        first-order tape may record the fused kernel, whose own gradient is not taped)."""
+        while ``tf.profile`` lists kernels one by one, nor inside more than ``gradient_depth``
+        nested gradient calls (0: no tape is recording; 1: a first-order tape may record the
+        fused kernel, whose own gradient is not taped)."""
         return (
             self.fuse_kernels
             and not self.state.profiling
@@ -435,35 +435,30 @@ class Engine(
                 site = by_offset.get(frame.f_lasti) if by_offset is not None else None
                 if site is None:
                     site = capture(frame)
-            if not ok:
-                # The general path, on the caller's site (its own lookup would find this frame).
+            if ok:
+                if not engine._slow:
+                    # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
+                    # and one new handle, nothing else.
+                    fast = engine._same_shape_kernels.get(fast_kernel)
+                    ra, rb = a.data_id, b.data_id
+                    if (
+                        fast is not None
+                        and ra.shape is a._shape
+                        and rb.shape is b._shape
+                        and ra.dtype is FLOAT32
+                        and rb.dtype is FLOAT32
+                    ):
+                        rec = fast(ra, rb)
+                        if rec is not None:
+                            return make_tensor(rec, rec.shape, rec.dtype, backend, ctx, site)
                 if ctx.site is not None or site is None:
-                    return op_wrapper(*args, **kwargs)
-                ctx.site = site
-                try:
-                    return op_wrapper(*args, **kwargs)
-                finally:
-                    ctx.site = None
-            if len(args) == 2 and not engine._slow:
-                # Both buffers hold float32 arrays of the tensors' shape: the kernel's math and
-                # one new handle, nothing else.
-                fast = engine._same_shape_kernels.get(fast_kernel)
-                ra, rb = a.data_id, b.data_id
-                if (
-                    fast is not None
-                    and ra.shape is a._shape
-                    and rb.shape is b._shape
-                    and ra.dtype is FLOAT32
-                    and rb.dtype is FLOAT32
-                ):
-                    rec = fast(ra, rb)
-                    if rec is not None:
-                        return make_tensor(rec, rec.shape, rec.dtype, backend, ctx, site)
-            if ctx.site is not None or site is None:
-                return run_checked(fast_kernel, args, None)
+                    return run_checked(fast_kernel, args, None)
+            elif ctx.site is not None or site is None:
+                return op_wrapper(*args, **kwargs)
+            # Pin the caller's site for the call (op_wrapper's own lookup would find this frame).
             ctx.site = site
             try:
-                return run_checked(fast_kernel, args, None)
+                return run_checked(fast_kernel, args, None) if ok else op_wrapper(*args, **kwargs)
             finally:
                 ctx.site = None
 

@@ -27,39 +27,40 @@ def _problem(shape, seed):
     return target, output
 
 
-def _loss_and_grads(loss_fn, target, output, monkeypatch, fused: bool):
-    if not fused:
-        monkeypatch.setattr(losses, "_fusable", lambda *a: False)
-    t, o = tf.tensor(target), tf.tensor(output)
-    dy_seed = tf.tensor(
-        np.linspace(-2, 3, target[..., 0].size, dtype=np.float32).reshape(target.shape[:-1])
-    )
+def _loss_and_grads(loss_fn, target, output, fused: bool):
+    tf.set_kernel_fusion(fused)
+    try:
+        t, o = tf.tensor(target), tf.tensor(output)
+        dy_seed = tf.tensor(
+            np.linspace(-2, 3, target[..., 0].size, dtype=np.float32).reshape(target.shape[:-1])
+        )
 
-    def f(t_, o_):
-        return tf.mul(loss_fn(t_, o_), dy_seed).sum()
+        def f(t_, o_):
+            return tf.mul(loss_fn(t_, o_), dy_seed).sum()
 
-    loss = loss_fn(t, o)
-    dt, do = tf.grads(f)([t, o])
-    out = [loss.numpy(), dt.numpy(), do.numpy()]
-    tf.dispose([t, o, dy_seed, loss, dt, do])
-    monkeypatch.undo()
+        loss = loss_fn(t, o)
+        dt, do = tf.grads(f)([t, o])
+        out = [loss.numpy(), dt.numpy(), do.numpy()]
+        tf.dispose([t, o, dy_seed, loss, dt, do])
+    finally:
+        tf.set_kernel_fusion(True)
     return out
 
 
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_fused_loss_and_gradients_are_bit_identical(loss, shape, seed, monkeypatch):
+def test_fused_loss_and_gradients_are_bit_identical(loss, shape, seed):
     target, output = _problem(shape, seed)
-    fused = _loss_and_grads(LOSSES[loss], target, output, monkeypatch, True)
-    plain = _loss_and_grads(LOSSES[loss], target, output, monkeypatch, False)
+    fused = _loss_and_grads(LOSSES[loss], target, output, True)
+    plain = _loss_and_grads(LOSSES[loss], target, output, False)
     for name, a, b in zip(("loss", "d_target", "d_output"), fused, plain, strict=True):
         assert a.shape == b.shape and a.dtype == b.dtype == np.float32, name
         assert a.tobytes() == b.tobytes(), f"{name} differs: max |diff| {np.abs(a - b).max()}"
 
 
 @pytest.mark.parametrize("loss", LOSSES)
-def test_fused_loss_leaves_the_counts_of_the_op_by_op_loss(loss, monkeypatch):
+def test_fused_loss_leaves_the_counts_of_the_op_by_op_loss(loss):
     target, output = _problem((6, 3), 3)
     t, o = tf.tensor(target), tf.tensor(output)
 
@@ -74,8 +75,11 @@ def test_fused_loss_leaves_the_counts_of_the_op_by_op_loss(loss, monkeypatch):
         )
 
     fused = counts()
-    monkeypatch.setattr(losses, "_fusable", lambda *a: False)
-    assert counts() == fused == (1, 1)
+    tf.set_kernel_fusion(False)
+    try:
+        assert counts() == fused == (1, 1)
+    finally:
+        tf.set_kernel_fusion(True)
     tf.dispose([t, o])
 
 

@@ -30,3 +30,24 @@ def check_gradient_dilations(op_desc: str, dilations: Any, in_gradients: bool = 
             f"Error in gradient of {op_desc}: dilation rates greater than 1 are not yet supported"
             f"{where}. Got dilations '{js_format(dilations)}'"
         )
+
+
+def grad_kernel_per_input(
+    grad_kernel: str, input_names: tuple[str, ...], forward_attrs: tuple[str, ...] = ()
+):
+    """The ``grad_func`` of a fused ``Tidy...`` kernel whose gradient is one kernel per input:
+    ``grad_kernel(dy, *saved)`` with the forward's ``forward_attrs`` and ``wrt`` set to that
+    input's name. Each input's thunk runs only if the tape needs its gradient."""
+
+    def grad_func(dy, saved, attrs):
+        from ..engine import ENGINE
+
+        inputs = (dy, *saved)
+        kept = {name: attrs[name] for name in forward_attrs}
+
+        def wrt(name: str):
+            return lambda: ENGINE.run_kernel(grad_kernel, inputs, {**kept, "wrt": name})
+
+        return tuple(wrt(name) for name in input_names)
+
+    return grad_func

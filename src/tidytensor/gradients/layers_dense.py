@@ -1,26 +1,18 @@
 """Gradient of the fused Dense kernel (``kernel_names_dense.py``): one gradient kernel per
-input that needs one, replaying the unfused ops' backward pass."""
+input that needs one, replaying the unfused ops' backward pass. Saved: x, kernel, y."""
 
 from __future__ import annotations
 
 from .. import kernel_names_dense as kd
 from ..kernel_registry import GradConfig, register_gradient
+from ._util import grad_kernel_per_input
 
-
-def _dense_grad(dy, saved, attrs):
-    from ..engine import ENGINE
-
-    x, kernel, y = saved
-    activation = attrs["activation"]
-
-    def wrt(name: str):
-        return lambda: ENGINE.run_kernel(
-            kd.DENSE_GRAD, (dy, x, kernel, y), {"activation": activation, "wrt": name}
-        )
-
-    if attrs["has_bias"]:
-        return (wrt("x"), wrt("kernel"), wrt("bias"))
-    return (wrt("x"), wrt("kernel"))
-
-
-register_gradient(GradConfig(kd.DENSE, _dense_grad, inputs_to_save=(0, 1), outputs_to_save=(True,)))
+register_gradient(
+    GradConfig(
+        kd.DENSE,
+        # A dense layer without a bias has two inputs: the tape never asks for the third.
+        grad_kernel_per_input(kd.DENSE_GRAD, ("x", "kernel", "bias"), ("activation",)),
+        inputs_to_save=(0, 1),
+        outputs_to_save=(True,),
+    )
+)

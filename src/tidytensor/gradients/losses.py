@@ -5,21 +5,12 @@ from __future__ import annotations
 
 from .. import kernel_names_losses as kl
 from ..kernel_registry import GradConfig, register_gradient
-
-
-def _softmax_cross_entropy_grad(dy, saved, attrs):
-    from ..engine import ENGINE
-
-    labels, logits = saved
-
-    def wrt(name: str):
-        return lambda: ENGINE.run_kernel(
-            kl.SOFTMAX_CROSS_ENTROPY_GRAD, (dy, labels, logits), {"wrt": name}
-        )
-
-    return (wrt("labels"), wrt("logits"))
-
+from ._util import grad_kernel_per_input
 
 register_gradient(
-    GradConfig(kl.SOFTMAX_CROSS_ENTROPY, _softmax_cross_entropy_grad, save_all_inputs=True)
+    GradConfig(
+        kl.SOFTMAX_CROSS_ENTROPY,
+        grad_kernel_per_input(kl.SOFTMAX_CROSS_ENTROPY_GRAD, ("labels", "logits")),
+        save_all_inputs=True,
+    )
 )

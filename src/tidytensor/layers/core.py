@@ -206,10 +206,10 @@ class Dense(Layer):
         fused = _FUSED_ACTIVATIONS.get(self.activation.get_class_name())
         kernel = self.kernel.read()
         bias = self.bias.read() if self.bias is not None else None
-        if fused != "elu":  # one TidyDense kernel where it may replace TF.js's ops
-            out = K.fused_dense(x, kernel, bias, fused or "linear")
-            if out is not None:
-                return out if fused is not None else self.activation.apply(out)
+        # One TidyDense kernel where it may replace TF.js's ops (None: run those ops).
+        out = K.fused_dense(x, kernel, bias, fused or "linear")
+        if out is not None:
+            return out if fused is not None else self.activation.apply(out)
         if fused is not None:
             return K.dot(x, kernel, fused, bias)
         out = K.dot(x, kernel)

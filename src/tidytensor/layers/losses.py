@@ -25,8 +25,8 @@ from typing import Any
 
 from .. import kernel_names_losses as kl
 from .. import ops
-from ..engine import ENGINE
 from ..ops._op import run_kernel
+from ..ops.losses import fusable_pair
 from ..scopes import tidy
 from ..tensor import Tensor
 from . import backend as K
@@ -162,25 +162,11 @@ def logcosh(y_true: Tensor, y_pred: Tensor) -> Tensor:
     return tidy(body)
 
 
-def _fusable(target: Any, output: Any) -> bool:
-    """Whether a loss may run as its fused kernel (``kernel_names_losses.py``): float32
-    tensors of one shape, under at most a first-order tape (``Engine.may_fuse``)."""
-    return (
-        isinstance(target, Tensor)
-        and isinstance(output, Tensor)
-        and target.dtype == "float32"
-        and output.dtype == "float32"
-        and target._shape == output._shape
-        and len(output._shape) > 0
-        and ENGINE.may_fuse(1)
-    )
-
-
 def categorical_crossentropy(target: Tensor, output: Tensor, from_logits: bool = False) -> Tensor:
     """``-sum(target * log(p), -1)`` with ``p`` the output normalized to sum to 1 (or its
     softmax when ``from_logits``), clipped to ``[eps, 1 - eps]``."""
 
-    if not from_logits and _fusable(target, output):
+    if not from_logits and fusable_pair(target, output):
         return run_kernel(kl.CATEGORICAL_CROSSENTROPY, (target, output), {"epsilon": K.epsilon()})
 
     def body() -> Tensor:
@@ -229,7 +215,7 @@ def sigmoid_cross_entropy_with_logits(labels: Tensor, logits: Tensor) -> Tensor:
 
 def binary_crossentropy(y_true: Tensor, y_pred: Tensor) -> Tensor:
     """``mean`` over the last axis of the sigmoid crossentropy of the clipped probabilities."""
-    if _fusable(y_true, y_pred):
+    if fusable_pair(y_true, y_pred):
         return run_kernel(kl.BINARY_CROSSENTROPY, (y_true, y_pred), {"epsilon": K.epsilon()})
 
     def body() -> Tensor:

@@ -287,6 +287,21 @@ def sigmoid_cross_entropy(
     return compute_weighted_loss(losses, weights, reduction)
 
 
+def fusable_pair(a: Any, b: Any) -> bool:
+    """Whether a loss of ``a`` and ``b`` may run as its fused kernel (``kernel_names_losses.py``):
+    float32 tensors of one shape and rank >= 1, under at most a first-order tape
+    (``Engine.may_fuse``)."""
+    return (
+        isinstance(a, Tensor)
+        and isinstance(b, Tensor)
+        and a.dtype == "float32"
+        and b.dtype == "float32"
+        and a._shape == b._shape
+        and len(b._shape) > 0
+        and ENGINE.may_fuse(1)
+    )
+
+
 def _softmax_cross_entropy_with_logits(labels: Tensor, logits: Tensor, dim: int = -1) -> Tensor:
     """Per-example softmax cross-entropy along the last axis, with TF.js's custom gradient
     (``dy * (softmax - labels)`` for the logits, its negation for the labels)."""
@@ -297,13 +312,7 @@ def _softmax_cross_entropy_with_logits(labels: Tensor, logits: Tensor, dim: int 
             "Softmax cross entropy along a non-last dimension is not yet supported. "
             f"Labels / logits was rank {logits.rank} and dim was {dim}"
         )
-    if (
-        labels.dtype == "float32"
-        and logits.dtype == "float32"
-        and labels._shape == logits._shape
-        and len(logits._shape) > 0
-        and ENGINE.may_fuse(1)
-    ):  # the same arithmetic and custom gradient as one kernel each (kernel_names_losses.py)
+    if fusable_pair(labels, logits):  # the same arithmetic and custom gradient, fused
         return run_kernel(kl.SOFTMAX_CROSS_ENTROPY, (labels, logits))
 
     def forward(labels: Tensor, logits: Tensor, save: Any) -> dict:

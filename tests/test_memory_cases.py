@@ -87,3 +87,27 @@ def test_m16_loading_a_model_adds_one_tensor_per_weight():
     assert n() == before + 2  # kernel and bias, nothing else
     model.dispose()
     assert n() == before
+
+
+def test_tidy_keeps_and_dispose_frees_the_tensors_of_gradient_results():
+    # TF.js walks {value, grads} objects: tidy keeps them, dispose frees them.
+    w = tf.variable(tf.ones([2]))
+    before = tf.memory().num_tensors
+    r = tf.tidy(lambda: tf.variable_grads(lambda: tf.sum(tf.mul(w, w))))
+    assert not r.value.is_disposed and not r.grads[w.name].is_disposed
+    assert tf.memory().num_tensors == before + 2
+    value, grads = r
+    assert r["grads"] is grads and r["value"] is value
+    tf.dispose(r)
+    assert tf.memory().num_tensors == before
+
+    x = tf.ones([3])
+    before = tf.memory().num_tensors
+    vg = tf.tidy(lambda: tf.value_and_grads(lambda a: tf.sum(tf.mul(a, a)))([x]))
+    assert tf.memory().num_tensors == before + 2
+    tf.dispose(vg)
+    one = tf.tidy(lambda: tf.value_and_grad(lambda a: tf.sum(a))(x))
+    assert one.grad.array_sync() == [1.0, 1.0, 1.0]
+    tf.dispose(one)
+    assert tf.memory().num_tensors == before
+    tf.dispose([w, x])

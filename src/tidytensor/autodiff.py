@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import gradients as _register_gradients  # noqa: F401 - registers every GradConfig
 from . import kernel_names as k
 from . import kernel_registry
 from .engine import ENGINE, current_context, tensors_in
 from .errors import ArgumentTypeError, GradientError, InvalidArgumentError
+from .named_result import getitem_by_name_or_index
 from .tape import TapeNode, backprop, filter_tape
 from .tensor import Tensor, Variable
 
@@ -32,34 +33,29 @@ __all__ = [
 _node_ids = itertools.count()
 
 
-class ValueAndGrad:
-    """``value_and_grad(f)(x)``: ``.value`` and ``.grad`` (also unpacks as a pair)."""
+class ValueAndGrad(NamedTuple):
+    """``value_and_grad(f)(x)``: ``.value`` and ``.grad``; unpacks as a pair, indexes as
+    ``r['value']``, and ``tf.tidy``/``tf.dispose`` walk it like TF.js's ``{value, grad}``."""
 
-    __slots__ = ("value", "grad")
+    value: Tensor
+    grad: Tensor
 
-    def __init__(self, value: Tensor, grad: Tensor):
-        self.value = value
-        self.grad = grad
-
-    def __iter__(self):
-        return iter((self.value, self.grad))
+    __getitem__ = getitem_by_name_or_index  # type: ignore[assignment]
 
 
-class ValueAndGrads:
-    """``value_and_grads(f)(xs)``: ``.value`` and ``.grads`` (also unpacks as a pair)."""
+class ValueAndGrads(NamedTuple):
+    """``value_and_grads(f)(xs)``: ``.value`` and ``.grads`` (a list); unpacks as a pair,
+    indexes as ``r['grads']``, and ``tf.tidy``/``tf.dispose`` walk it."""
 
-    __slots__ = ("value", "grads")
+    value: Tensor
+    grads: Any
 
-    def __init__(self, value: Tensor, grads: Any):
-        self.value = value
-        self.grads = grads
-
-    def __iter__(self):
-        return iter((self.value, self.grads))
+    __getitem__ = getitem_by_name_or_index  # type: ignore[assignment]
 
 
 class VariableGrads(ValueAndGrads):
-    """``variable_grads(f)``: ``.value`` and ``.grads``, a dict keyed by variable name."""
+    """``variable_grads(f)``: ``.value`` and ``.grads``, a dict keyed by variable name;
+    unpacks as a pair, indexes as ``r['grads']``, and ``tf.tidy``/``tf.dispose`` walk it."""
 
     __slots__ = ()
 

@@ -12,6 +12,7 @@ from ..backends.xp_kernels.evaluation import in_top_k_host
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from ..named_result import getitem_by_name_or_index
 from ..tensor import Tensor
 from ._op import bool_arg, convert_to_tensor, describe, op, run_kernel
 from .reduction import _is_int, js_str, parse_axis
@@ -32,12 +33,7 @@ class _ValuesAndIndices(NamedTuple):
     values: Tensor
     indices: Tensor
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
-        if isinstance(key, str):
-            if key not in self._fields:
-                raise KeyError(key)
-            return getattr(self, key)
-        return tuple.__getitem__(self, key)
+    __getitem__ = getitem_by_name_or_index  # type: ignore[assignment]
 
 
 class TopKResult(_ValuesAndIndices):

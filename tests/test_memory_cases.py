@@ -111,3 +111,34 @@ def test_tidy_keeps_and_dispose_frees_the_tensors_of_gradient_results():
     tf.dispose(one)
     assert tf.memory().num_tensors == before
     tf.dispose([w, x])
+
+
+def test_a_failed_gradient_frees_what_f_made_but_not_its_inputs():
+    x = tf.tensor([1.0, 2.0])
+
+    def failing_grad(a, save):
+        def grad_func(dy, saved):
+            raise ValueError("boom")
+
+        return {"value": tf.square(a), "grad_func": grad_func}
+
+    one = tf.scalar(1.0)
+    before = n()
+    with pytest.raises(ValueError, match="boom"):
+        tf.grad(lambda a: tf.custom_grad(failing_grad)(a))(x)
+    assert n() == before  # y = x^2 was never handed back: it is gone
+    with pytest.raises(tf.errors.GradientError):
+        tf.grads(lambda a, b: a)([x, one])  # y is an input: it survives
+    assert not x.is_disposed and not one.is_disposed
+    kept = []
+
+    def keeps_its_result(a):
+        kept.append(tf.keep(tf.mul(a, 2)))
+        raise_later = tf.custom_grad(failing_grad)(a)
+        return tf.add(raise_later, kept[0])
+
+    with pytest.raises(ValueError):
+        tf.grad(keeps_its_result)(x)
+    assert not kept[0].is_disposed  # tf.keep is honoured
+    tf.dispose([x, one, kept[0]])
+    assert n() == before - 2

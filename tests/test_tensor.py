@@ -8,14 +8,17 @@ quoted from TF.js in the test.
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import operator
+import re
 
 import numpy as np
 import pytest
 
 import tidytensor as tf
 from golden_util import decode_arg, load_cases
+from tidytensor.errors import ArgumentTypeError
 from tidytensor.naming import snake_case
 from tidytensor.ops._chained import CHAINED_OPS
 
@@ -466,3 +469,16 @@ def test_chained_methods_call_their_ops():
     assert e.mat_mul(f).array_sync() == [[19, 22], [43, 50]]
     assert e.arg_max(1).array_sync() == [1, 1]
     assert e.neg().array_sync() == [[-1, -2], [-3, -4]]
+
+
+@pytest.mark.parametrize(
+    "cls, maker", [(tf.Tensor, "tf.tensor(values)"), (tf.Variable, "tf.variable")]
+)
+def test_constructing_a_handle_directly_names_the_factory(cls, maker):
+    # torch users write torch.Tensor([1, 2]); TF.js's constructor is internal.
+    before = tf.memory().num_tensors
+    with pytest.raises(ArgumentTypeError, match=re.escape(maker)) as info:
+        cls([1, 2])
+    assert isinstance(info.value, TypeError)
+    gc.collect()  # the half-made handle is not reported as a leak, nor does __del__ fail
+    assert tf.memory().num_tensors == before

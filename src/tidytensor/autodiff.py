@@ -170,9 +170,17 @@ def gradients(
         raise InvalidArgumentError("gradients() received an empty list of xs.")
     if dy is not None and dy.dtype != "float32":
         raise GradientError(f"dy must have 'float32' dtype, but has '{dy.dtype}'")
+    made: list[Tensor] = []  # what f made and returns: freed if the gradient then fails
+
+    def forward() -> Any:
+        out = f()
+        scope_id = current_context().active.id
+        made.extend(t for t in tensors_in(out) if t.scope_id == scope_id and not t.kept)
+        return out
+
     _start_tape()
     try:
-        y = ENGINE.tidy("forward", f)
+        y = ENGINE.tidy("forward", forward)
     except BaseException:
         _end_tape()
         _free_tape()
@@ -203,6 +211,9 @@ def gradients(
             grads_out = ENGINE.tidy("backward", backward)
     except BaseException:
         _free_tape()
+        for t in made:  # the caller never receives y: leave nothing behind
+            if not t._disposed:
+                ENGINE.dispose_tensor(t, "disposed when the gradient call that made it failed")
         raise
     _free_tape()
     return y, grads_out

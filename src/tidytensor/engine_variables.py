@@ -14,7 +14,7 @@ from . import sites
 from .dtypes import COMPLEX64, STRING
 from .engine_state import _logical_bytes, _tensor_ids
 from .errors import ArgumentTypeError, VariableExistsError
-from .tensor import Tensor, Variable, disposed_error
+from .tensor import Tensor, Variable, disposed_error, init_handle
 
 #: Names of variables made without one.
 _variable_ids = itertools.count()
@@ -42,7 +42,7 @@ class VariableRegistry:
 
             initial_value = cast(initial_value, dtype)
         v = Variable.__new__(Variable)
-        Tensor.__init__(
+        init_handle(
             v, initial_value._shape, initial_value.dtype, initial_value.data_id, next(_tensor_ids)
         )
         v.name = name

@@ -46,16 +46,17 @@ class Tensor:
     __array_ufunc__ = None
     __array_priority__ = 1000
 
-    def __init__(self, shape: tuple[int, ...], dtype: str, data_id: Any, tensor_id: int):
-        self.id = tensor_id
-        self.data_id = data_id
-        self._shape = shape
-        self.dtype = dtype
-        self.scope_id = None
-        self.kept = False
-        self._disposed = False
-        self._site = None
-        self._dispose_site = None
+    def __init__(self, *args: Any, **kwargs: Any):
+        # The engine makes handles without __init__ (object.__new__, then the fields), as
+        # TF.js's Tensor constructor is internal; a user's tf.Tensor([1, 2]) lands here.
+        self._disposed = True  # a handle that never held a buffer: nothing for __del__ to report
+        self.kept = True
+        kind = type(self).__name__
+        make = "tf.variable(initial_value)" if isinstance(self, Variable) else "tf.tensor(values)"
+        raise ArgumentTypeError(
+            f"tf.{kind} is not constructed directly: use {make}, as in TF.js "
+            f"(got tf.{kind}({_describe_args(args, kwargs)}))"
+        )
 
     # ----------------------------------------------------------------- properties
     @property
@@ -267,6 +268,26 @@ class Tensor:
                 f"{op_name} needs a tensor with one element, but shape is {list(self._shape)}"
             )
         return self._values(op_name).reshape(-1)[0]
+
+
+def init_handle(
+    t: Tensor, shape: tuple[int, ...], dtype: str, data_id: Any, tensor_id: int
+) -> None:
+    """Sets a new handle's fields (the engine makes handles with ``object.__new__``)."""
+    t.id = tensor_id
+    t.data_id = data_id
+    t._shape = shape
+    t.dtype = dtype
+    t.scope_id = None
+    t.kept = False
+    t._disposed = False
+    t._site = None
+    t._dispose_site = None
+
+
+def _describe_args(args: tuple, kwargs: dict) -> str:
+    parts = [type(a).__name__ for a in args] + [f"{k}=..." for k in kwargs]
+    return ", ".join(parts)
 
 
 class Variable(Tensor):

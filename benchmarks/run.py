@@ -71,6 +71,8 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 FRAMEWORKS = ("tidytensor", "numpy", "torch", "keras")
+#: Extra tidytensor calls, with every kernel timed, for the "where the time goes" table.
+KERNEL_REPEATS = 3
 BASELINE = "numpy"
 #: Frameworks timed in a worker process (see ``Worker``) rather than in this one: each peer's
 #: imported objects stay out of the others' garbage collections.
@@ -253,6 +255,7 @@ def matmul_1024(quick: bool) -> Workload:
 
 # Workloads of other areas live in their own files (benchmarks/workloads_*.py).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_time import kernel_seconds  # noqa: E402
 from workloads_conv import register as _register_conv  # noqa: E402
 
 _register_conv(workload, Workload)
@@ -490,6 +493,7 @@ def run_workload(
     workers = workers or {}
     measurements = {fw: Measurement(fw) for fw in FRAMEWORKS}
     timers: dict[str, Callable[[], float]] = {}
+    tt_run = None
     for fw in FRAMEWORKS:
         if fw in missing:
             measurements[fw].error = "not installed"
@@ -507,6 +511,8 @@ def run_workload(
                 run = factory(modules[fw])
                 run()  # warm-up (also surfaces missing ops before timing starts)
                 timers[fw] = _local_timer(run)
+                if fw == "tidytensor":
+                    tt_run = run
         except Exception as exc:
             measurements[fw].error = _error_text(exc)[:80]
     order = list(timers)
@@ -520,9 +526,14 @@ def run_workload(
             except WorkerError as exc:  # a crashed worker loses its column, not the run
                 measurements[fw].seconds.clear()
                 measurements[fw].error = _error_text(exc)[:80]
+    in_kernels = None
+    if tt_run is not None and not measurements["tidytensor"].error:
+        tf = modules["tidytensor"]
+        in_kernels = statistics.median(kernel_seconds(tf, tt_run) for _ in range(KERNEL_REPEATS))
     return {
         "workload": wl,
         "measurements": measurements,
+        "kernel_seconds": in_kernels,
     }
 
 
@@ -596,6 +607,34 @@ def report(results: list[dict]) -> str:
         out.append("Throughput (GFLOP/s, higher is better)")
         out.append(_table(["workload", *flop_fws, "tt % of numpy"], flop_rows))
 
+    kernel_rows = []
+    for res in results:
+        wl, ms, inside = res["workload"], res["measurements"], res.get("kernel_seconds")
+        if inside is None:
+            continue
+        tt, torch = _per_item(wl, ms["tidytensor"]), _per_item(wl, ms["torch"])
+        per_kernel = inside / wl.work_items
+        share = "n/a" if not tt else f"{100 * per_kernel / tt:.0f}%"
+        kernel_rows.append(
+            [
+                wl.name,
+                f"{unit_label[wl.report_unit]}/{wl.unit_name}",
+                _fmt_time(wl, tt),
+                _fmt_time(wl, per_kernel),
+                share,
+                _fmt_time(wl, torch),
+                _ratio(per_kernel, torch),
+            ]
+        )
+    if kernel_rows:
+        out.append("")
+        out.append(
+            f"Where tidytensor's time goes (in kernels: inside backend kernels, median of "
+            f"{KERNEL_REPEATS} instrumented repeats; the rest is the Python engine)"
+        )
+        headers = ["workload", "unit", "tidytensor", "in kernels", "share", "torch"]
+        out.append(_table([*headers, "kernels/torch"], kernel_rows))
+
     errors = [
         f"  {res['workload'].name} / {fw}: {m.error}"
         for res in results
@@ -645,6 +684,7 @@ def _to_json(results: list[dict]) -> list[dict]:
                 "work_items": wl.work_items,
                 "repeats": wl.repeats,
                 "flops_per_item": wl.flops_per_item,
+                "tidytensor_kernel_seconds": res.get("kernel_seconds"),
                 "frameworks": {
                     fw: {"seconds": m.seconds, "median": m.median, "error": m.error}
                     for fw, m in res["measurements"].items()

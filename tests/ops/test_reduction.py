@@ -278,3 +278,21 @@ def test_reduction_gradients_free_their_temporaries():
         before = tf.memory().num_tensors
         tf.grad(lambda x, fn=fn: fn(x, 1))(x).dispose()
         assert tf.memory().num_tensors == before, fn.__name__
+
+
+# ---------------------------------------------------------------------------- repeated axes
+@pytest.mark.parametrize("axis", [[0, 0], [2, 0, 2], [1, 1]])
+@pytest.mark.parametrize("keep_dims", [False, True])
+def test_repeated_axes_keep_dims_and_gradients(axis, keep_dims):
+    """Repeated axes reduce the dims the kernels reduce (TF.js's permutation) in every path:
+    keepDims shapes of the composite reductions and the gradients (no StopIteration)."""
+    x = tf.random_uniform([2, 2, 3], 0.5, 2, "float32", 3)
+    plain = tf.sum(x, axis, True).shape
+    fns = [tf.sum, tf.mean, tf.max, tf.min, tf.prod, tf.log_sum_exp]
+    fns.append(lambda t, a, k: tf.moments(t, a, k).variance)
+    if len(axis) <= 2:
+        fns.append(tf.euclidean_norm)
+    for fn in fns:
+        if keep_dims:
+            assert fn(x, axis, True).shape == plain
+        tf.testing.check_grads(lambda t, fn=fn: fn(t, axis, keep_dims), [x])

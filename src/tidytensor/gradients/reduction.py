@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from .. import kernel_names as k
+from ..backends.xp_kernels.reduction import reduced_axes
 from ..kernel_registry import GradConfig, register_gradient
 
 
@@ -32,20 +33,10 @@ def get_undo_axes_permutation(perm: list[int]) -> list[int]:
     return sorted(range(len(perm)), key=lambda i: perm[i])
 
 
-def expand_shape_to_keep_dim(shape: tuple[int, ...] | list[int], axes: list[int]) -> list[int]:
-    """Puts a 1 back at each reduced axis of a reduced shape."""
-    out: list[int] = []
-    it = iter(shape)
-    for dim in range(len(shape) + len(axes)):
-        out.append(1 if dim in axes else next(it))
-    return out
-
-
 def _expanded_dy_shape(x_shape: tuple[int, ...], axes: list[int]) -> list[int]:
-    shape = list(x_shape)
-    for axis in axes:
-        shape[axis] = 1
-    return shape
+    """``x_shape`` with a 1 at each dim the forward kernel reduced (repeated axes included)."""
+    red = reduced_axes(x_shape, axes)
+    return [1 if i in red else d for i, d in enumerate(x_shape)]
 
 
 # ---------------------------------------------------------------------------- gradients
@@ -85,9 +76,9 @@ def _min_max_grad(dy, x, y, axes):
     from ..ops.transformations import cast, reshape
 
     if y.rank < x.rank:
-        y = reshape(y, expand_shape_to_keep_dim(y._shape, axes))
+        y = reshape(y, _expanded_dy_shape(x._shape, axes))
     if dy.rank < x.rank:
-        dy = reshape(dy, expand_shape_to_keep_dim(dy._shape, axes))
+        dy = reshape(dy, _expanded_dy_shape(x._shape, axes))
     return (lambda: mul(dy, cast(equal(x, y), dy.dtype)),)
 
 
@@ -140,7 +131,8 @@ def _prod_grad_axes(x, dy, axes):
 
 def _prod_grad(dy, saved, attrs):
     (x,) = saved
-    return (lambda: _prod_grad_axes(x, dy, list(attrs["axis"])),)
+    axes = list(reduced_axes(x._shape, attrs["axis"]))  # repeated axes as the kernel reduced
+    return (lambda: _prod_grad_axes(x, dy, axes),)
 
 
 for _config in (

@@ -22,7 +22,7 @@ from ._op import (
     real_number,
     run_kernel,
 )
-from .reduction import _is_int, expand_shape_to_keep_dim, js_str, keep_dims_arg, parse_axis
+from .reduction import _is_int, js_str, keep_dims_arg, keep_dims_shape, parse_axis
 
 __all__ = [
     "dot",
@@ -273,7 +273,7 @@ def norm(x: Any, ord: Any = "euclidean", axis: Any = None, keep_dims: bool = Fal
     result = _norm_impl(x, ord, axis)
     shape = list(result._shape)
     if keep_dims:
-        shape = expand_shape_to_keep_dim(shape, parse_axis(axis, x._shape, "norm"))
+        shape = keep_dims_shape(x._shape, parse_axis(axis, x._shape, "norm"))
     return reshape(result, shape)
 
 

@@ -27,7 +27,7 @@ from ._op import (
 )
 from .arithmetic import mul, sub
 from .basic_math import exp, log, square
-from .reduction import expand_shape_to_keep_dim, js_str, keep_dims_arg, parse_axis
+from .reduction import js_str, keep_dims_arg, keep_dims_shape, parse_axis
 from .reduction import max as max_
 from .reduction import mean as mean_
 from .reduction import sum as sum_
@@ -349,10 +349,8 @@ def moments(x: Any, axis: Any = None, keep_dims: bool = False, *, axes: Any = No
     keep_dims = keep_dims_arg(keep_dims, "moments")
     axes_ = parse_axis(axis, x._shape, "moments")
     x_mean = mean_(x, axes_, keep_dims)
-    keep_dims_shape = list(x_mean._shape)
-    if not keep_dims:
-        keep_dims_shape = expand_shape_to_keep_dim(x_mean._shape, axes_)
-    dev_squared = square(sub(cast(x, "float32"), reshape(x_mean, keep_dims_shape)))
+    kept_shape = list(x_mean._shape) if keep_dims else keep_dims_shape(x._shape, axes_)
+    dev_squared = square(sub(cast(x, "float32"), reshape(x_mean, kept_shape)))
     variance = mean_(dev_squared, axes_, keep_dims)
     return Moments(x_mean, variance)
 

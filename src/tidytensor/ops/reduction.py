@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
+from ..backends.xp_kernels.reduction import reduced_axes
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
@@ -96,12 +97,20 @@ def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
 
 
 def expand_shape_to_keep_dim(shape: tuple[int, ...] | list[int], axes: list[int]) -> list[int]:
-    """TF.js's ``expandShapeToKeepDim``: puts a 1 back at each reduced axis."""
+    """TF.js's ``expandShapeToKeepDim``: puts a 1 back at each reduced axis (``axes`` unique;
+    for a reduction's parsed axes, which may repeat, use ``keep_dims_shape``)."""
     out: list[int] = []
     it = iter(shape)
     for dim in range(len(shape) + len(axes)):
         out.append(1 if dim in axes else next(it))
     return out
+
+
+def keep_dims_shape(x_shape: tuple[int, ...] | list[int], axes: list[int]) -> list[int]:
+    """The shape of a keepDims reduction of ``x_shape`` over the parsed ``axes``: a 1 at each
+    dim the kernels reduce (repeated axes reduce as in TF.js, see ``reduced_axes``)."""
+    red = reduced_axes(x_shape, axes)
+    return [1 if i in red else d for i, d in enumerate(x_shape)]
 
 
 def _not_complex(x: Tensor, op_name: str) -> None:
@@ -183,7 +192,7 @@ def log_sum_exp(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     log_summed = log(summed)
     res = add(reshape(x_max, log_summed.shape), log_summed)
     if keep_dims:
-        return reshape(res, expand_shape_to_keep_dim(res._shape, axes))
+        return reshape(res, keep_dims_shape(x._shape, axes))
     return res
 
 

@@ -27,16 +27,10 @@ from . import backend as K
 from . import losses as _losses
 from .errors import LayersNotImplementedError, LayersValueError
 from .losses import (
-    MAE,
-    MAPE,
-    MSE,
     cosine_proximity,
-    mae,
-    mape,
     mean_absolute_error,
     mean_absolute_percentage_error,
     mean_squared_error,
-    mse,
 )
 
 __all__ = [
@@ -181,6 +175,39 @@ def r2_score(y_true: Tensor, y_pred: Tensor) -> Tensor:
         return ops.sub(ops.scalar(1), ops.div(sum_squares_residuals, sum_squares))
 
     return tidy(body)
+
+
+# ``tf.metrics.MSE`` / ``mse`` / ``MAPE`` / ``mape`` (and ``MAE`` / ``mae``) are functions of
+# their own, as in TF.js's ``tf.metrics``: given to ``compile(metrics=[tf.metrics.MAPE])``,
+# each is logged under its own name (``'MAPE'``), not the loss's (``'meanAbsolutePercentageError'``).
+def MSE(y_true: Tensor, y_pred: Tensor) -> Tensor:  # noqa: N802 - TF.js's name
+    """Mean squared error over the last axis (``tf.metrics.MSE``), logged as ``'MSE'``."""
+    return mean_squared_error(y_true, y_pred)
+
+
+def mse(y_true: Tensor, y_pred: Tensor) -> Tensor:
+    """Mean squared error over the last axis (``tf.metrics.mse``), logged as ``'mse'``."""
+    return mean_squared_error(y_true, y_pred)
+
+
+def MAE(y_true: Tensor, y_pred: Tensor) -> Tensor:  # noqa: N802 - TF.js's name
+    """Mean absolute error over the last axis (``tf.metrics.MAE``), logged as ``'MAE'``."""
+    return mean_absolute_error(y_true, y_pred)
+
+
+def mae(y_true: Tensor, y_pred: Tensor) -> Tensor:
+    """Mean absolute error over the last axis (``tf.metrics.mae``), logged as ``'mae'``."""
+    return mean_absolute_error(y_true, y_pred)
+
+
+def MAPE(y_true: Tensor, y_pred: Tensor) -> Tensor:  # noqa: N802 - TF.js's name
+    """Mean absolute percentage error (``tf.metrics.MAPE``), logged as ``'MAPE'``."""
+    return mean_absolute_percentage_error(y_true, y_pred)
+
+
+def mape(y_true: Tensor, y_pred: Tensor) -> Tensor:
+    """Mean absolute percentage error (``tf.metrics.mape``), logged as ``'mape'``."""
+    return mean_absolute_percentage_error(y_true, y_pred)
 
 
 #: The crossentropy losses are metrics as they are (as in TF.js).

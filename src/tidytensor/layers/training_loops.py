@@ -251,8 +251,12 @@ def _fit_loop(
         epoch_index = ops.tensor1d(index_array, "int32")
         try:
             for batch_index, (start, end) in enumerate(batches):
-                batch_logs: dict[str, Any] = {"batch": batch_index, "size": end - start}
+                # As in TF.js, on_batch_begin sees the batch's logs still empty (fit_dataset's
+                # already hold batch and size); the same dict then goes to on_batch_end.
+                batch_logs: dict[str, Any] = {}
                 callback_list.on_batch_begin(batch_index, batch_logs)
+                batch_logs["batch"] = batch_index
+                batch_logs["size"] = end - start
                 last = batch_index == len(batches) - 1
 
                 def step(

@@ -64,6 +64,8 @@ const DATA = {
   YREG_9: {values: seq(9 * 2, 18, 1), shape: [9, 2]},
   YBIN2: {values: onehot([1, 0, 0, 1, 1, 0, 1, 0, 0, 1], 2), shape: [N, 2]},
   SW: {values: [1, 2, 1, 0.5, 1, 1, 2, 1, 1, 0.5], shape: [N]},
+  XINT: {values: [0, 1, 2, 3, 4, 1, 1, 0, 2, 3, 3, 4, 0, 0, 1, 2, 4, 4, 3, 1, 2, 0, 1, 3, 1, 3, 2, 4,
+    0, 2, 4, 1, 3, 3, 0, 2, 4, 2, 1, 0], shape: [N, 4], dtype: 'int32'},
 };
 function tensorOf(name) {
   const d = DATA[name];
@@ -101,6 +103,8 @@ function makeLayer(l, inputShape) {
   let args;
   if (type === 'dense') args = denseArgs(l);
   else if (type === 'batchNormalization') args = {momentum: l.momentum, epsilon: l.epsilon};
+  else if (type === 'embedding') args = {inputDim: l.inputDim, outputDim: l.outputDim, inputLength: l.inputLength};
+  else if (type === 'flatten') args = {};
   else throw new Error('unknown layer type ' + type);
   if (inputShape) args.inputShape = inputShape;
   return tf.layers[type](args);
@@ -164,6 +168,7 @@ function lossOrMetric(m) {
   if (Array.isArray(m)) return m.map(lossOrMetric);
   if (m.fn) return tf.metrics[m.fn];
   if (m.custom === 'absDiff') return absDiff;
+  if (m.core) return tf.losses[m.core];
   const out = {};
   for (const [k, v] of Object.entries(m)) out[k] = lossOrMetric(v);
   return out;
@@ -286,6 +291,8 @@ async function runAction(model, a) {
       rec.metrics_names = model.metricsNames;
     } else if (a.op === 'freeze') {
       model.layers[a.layer].trainable = false;
+    } else if (a.op === 'freezeModel') {
+      model.trainable = false;
     } else {
       throw new Error('unknown op ' + a.op);
     }
@@ -419,6 +426,42 @@ const SCENARIOS = [
   {name: 'verbose_values', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
     actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {epochs: 1, verbose: 2, shuffle: false}, callbacks: REC},
       {op: 'evaluate', x: 'X3', y: 'YREG', args: {verbose: 1}}, {op: 'predict', x: 'X3', args: {verbose: true}}]},
+  {name: 'embedding_int32_inputs', model: {inputShape: [4], layers: [{type: 'embedding', inputDim: 5, outputDim: 3, inputLength: 4},
+    {type: 'flatten'}, {units: 3, activation: 'softmax'}]},
+  compile: {optimizer: SGD(0.5), loss: 'sparseCategoricalCrossentropy', metrics: ['acc']},
+  actions: [{op: 'fit', x: 'XINT', y: 'YSP', args: {batchSize: 4, epochs: 2, shuffle: false, validationSplit: 0.2}},
+    {op: 'evaluate', x: 'XINT', y: 'YSP2', args: {batchSize: 3}}, {op: 'trainOnBatch', x: 'XINT', y: 'YSP'}, {op: 'predict', x: 'XINT'}]},
+  {name: 'class_weight_sparse_rank1', model: DENSE_CAT, compile: {optimizer: SGD(0.3), loss: 'sparseCategoricalCrossentropy'},
+    actions: [{op: 'fit', x: 'X3', y: 'YSP', args: {batchSize: 3, epochs: 2, shuffle: false, classWeight: {0: 0.5, 1: 1.5, 2: 1}}}]},
+  {name: 'single_metric_not_in_list', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: ['meanSquaredError'], metrics: 'mae'},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {batchSize: 4, epochs: 1, shuffle: false}},
+      {op: 'compile', compile: {optimizer: SGD(0.1), loss: 'meanSquaredError', metrics: {fn: 'meanAbsoluteError'}}},
+      {op: 'trainOnBatch', x: 'X3', y: 'YREG'}]},
+  // tf.losses.* (core) functions as the loss: called as (labels, predictions), reduced to a scalar.
+  {name: 'core_loss_mse', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: {core: 'meanSquaredError'}, metrics: ['mae']},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {batchSize: 4, epochs: 2, shuffle: false, validationSplit: 0.2}},
+      {op: 'trainOnBatch', x: 'X3', y: 'YREG'}, {op: 'evaluate', x: 'X3', y: 'YREG', args: {batchSize: 3}}]},
+  {name: 'core_loss_softmax_ce', model: {inputShape: [3], layers: [{units: 4, activation: 'tanh'}, {units: 3}]},
+    compile: {optimizer: SGD(0.3), loss: {core: 'softmaxCrossEntropy'}, metrics: ['acc']},
+    actions: [{op: 'fit', x: 'X3', y: 'YOH', args: {batchSize: 4, epochs: 2, shuffle: false}},
+      {op: 'evaluate', x: 'X3', y: 'YOH', args: {batchSize: 3}}]},
+  {name: 'core_loss_sigmoid_ce_class_weight', model: {inputShape: [3], layers: [{units: 4, activation: 'tanh'}, {units: 1}]},
+    compile: {optimizer: SGD(0.3), loss: {core: 'sigmoidCrossEntropy'}},
+    actions: [{op: 'fit', x: 'X3', y: 'YBIN', args: {batchSize: 4, epochs: 2, shuffle: false, classWeight: {0: 1, 1: 2}}}]},
+  {name: 'core_losses_others', model: {builder: 'two_out'},
+    compile: {optimizer: SGD(0.1), loss: [{core: 'huberLoss'}, {core: 'logLoss'}]},
+    actions: [{op: 'fit', x: 'X3', y: ['YREG', 'YOH'], args: {batchSize: 4, epochs: 2, shuffle: false}},
+      {op: 'compile', compile: {optimizer: SGD(0.1), loss: [{core: 'absoluteDifference'}, {core: 'hingeLoss'}]}},
+      {op: 'trainOnBatch', x: 'X3', y: ['YREG', 'YOH']}]},
+  {name: 'all_frozen', model: {inputShape: [3], layers: [{units: 2, trainable: false}]},
+    compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {epochs: 1}}, {op: 'trainOnBatch', x: 'X3', y: 'YREG'},
+      {op: 'evaluate', x: 'X3', y: 'YREG'}]},
+  {name: 'model_frozen_after_compile', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'freezeModel'}, {op: 'fit', x: 'X3', y: 'YREG', args: {epochs: 1}},
+      {op: 'compile', compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'}}, {op: 'fit', x: 'X3', y: 'YREG', args: {epochs: 1}}]},
+  {name: 'loss_dict_missing_output', model: {builder: 'two_out'}, compile: {optimizer: SGD(0.1), loss: {reg: 'meanSquaredError'}},
+    actions: [{op: 'fit', x: 'X3', y: ['YREG', 'YOH'], args: {epochs: 1}}]},
   // ------------------------------------------------------------------ datasets
   {name: 'dataset_initial_epoch_record', model: DENSE_CAT, compile: {optimizer: SGD(0.2), loss: 'categoricalCrossentropy', metrics: ['acc']},
     actions: [{op: 'fitDataset', dataset: {x: 'X3', y: 'YOH', batch: 3}, args: {epochs: 3, initialEpoch: 1}, callbacks: REC},
@@ -505,9 +548,17 @@ async function runScenario(s) {
   const out = {name: s.name, model: s.model, compile: s.compile, actions: s.actions, weights,
     weight_names: model.weights.map((w) => w.originalName)};
   if (s.compile) {
-    model.compile({optimizer: makeOptimizer(s.compile.optimizer), loss: lossOrMetric(s.compile.loss),
-      metrics: lossOrMetric(s.compile.metrics)});
+    const warn = console.warn;
+    const warnings = [];
+    console.warn = (...m) => { warnings.push(m.join(' ')); };
+    try {
+      model.compile({optimizer: makeOptimizer(s.compile.optimizer), loss: lossOrMetric(s.compile.loss),
+        metrics: lossOrMetric(s.compile.metrics)});
+    } finally {
+      console.warn = warn;
+    }
     out.metrics_names = model.metricsNames;
+    out.compile_warnings = warnings;
   }
   out.records = [];
   for (const a of s.actions) out.records.push(await runAction(model, a));

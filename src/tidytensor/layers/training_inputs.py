@@ -191,6 +191,14 @@ def _require_compiled(model: Any) -> None:
             "You must compile a model before training/testing. Use "
             "LayersModel.compile(modelCompileArgs)."
         )
+    # An output left out of a loss dictionary has no loss function: TF.js fails in the
+    # middle of the step ("lossFunction is not a function"); say why before anything runs.
+    for name, loss_fn in zip(model.output_names, model.loss_functions or [], strict=False):
+        if loss_fn is None:
+            raise LayersValueError(
+                f'Output "{name}" has no loss: it was missing from the loss dictionary given to '
+                "compile(), so the model cannot be trained or evaluated. Give every output a loss."
+            )
 
 
 def standardize_user_data_xy(

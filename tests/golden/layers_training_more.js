@@ -64,6 +64,12 @@ const DATA = {
   YREG_9: {values: seq(9 * 2, 18, 1), shape: [9, 2]},
   YBIN2: {values: onehot([1, 0, 0, 1, 1, 0, 1, 0, 0, 1], 2), shape: [N, 2]},
   SW: {values: [1, 2, 1, 0.5, 1, 1, 2, 1, 1, 0.5], shape: [N]},
+  YHALF: {values: [0, 1, 0.5, 1, 0, 1, 1, 0, 0, 1], shape: [N, 1]},
+  YOH_INT: {values: onehot(LABELS, 3), shape: [N, 3], dtype: 'int32'},
+  YSP_INT: {values: LABELS, shape: [N], dtype: 'int32'},
+  YBIN_INT: {values: [1, 0, 0, 1, 1, 0, 1, 0, 0, 1], shape: [N, 1], dtype: 'int32'},
+  X3_2: {values: seq(6, 19, 1), shape: [2, 3]},
+  YREG_2: {values: seq(4, 20, 1), shape: [2, 2]},
   XINT: {values: [0, 1, 2, 3, 4, 1, 1, 0, 2, 3, 3, 4, 0, 0, 1, 2, 4, 4, 3, 1, 2, 0, 1, 3, 1, 3, 2, 4,
     0, 2, 4, 1, 3, 3, 0, 2, 4, 2, 1, 0], shape: [N, 4], dtype: 'int32'},
 };
@@ -102,9 +108,13 @@ function makeLayer(l, inputShape) {
   const type = l.type || 'dense';
   let args;
   if (type === 'dense') args = denseArgs(l);
-  else if (type === 'batchNormalization') args = {momentum: l.momentum, epsilon: l.epsilon};
+  else if (type === 'batchNormalization') {
+    args = {momentum: l.momentum, epsilon: l.epsilon};
+    if (l.trainable === false) args.trainable = false;
+  }
   else if (type === 'embedding') args = {inputDim: l.inputDim, outputDim: l.outputDim, inputLength: l.inputLength};
   else if (type === 'flatten') args = {};
+  else if (type === 'dropout') args = {rate: l.rate, seed: l.seed};
   else throw new Error('unknown layer type ' + type);
   if (inputShape) args.inputShape = inputShape;
   return tf.layers[type](args);
@@ -204,7 +214,10 @@ function makeCallbacks(specs, model, rec) {
     } else if (s.stopAt) {
       let epoch = -1;
       out.push(new tf.CustomCallback({
-        onEpochBegin: (e) => { epoch = e; },
+        onEpochBegin: (e) => {
+          epoch = e;
+          if (s.stopAt.batch === -1 && e === s.stopAt.epoch) model.stopTraining = true;
+        },
         onBatchEnd: (b) => {
           if (epoch === s.stopAt.epoch && b === s.stopAt.batch) model.stopTraining = true;
         },
@@ -462,6 +475,29 @@ const SCENARIOS = [
       {op: 'compile', compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'}}, {op: 'fit', x: 'X3', y: 'YREG', args: {epochs: 1}}]},
   {name: 'loss_dict_missing_output', model: {builder: 'two_out'}, compile: {optimizer: SGD(0.1), loss: {reg: 'meanSquaredError'}},
     actions: [{op: 'fit', x: 'X3', y: ['YREG', 'YOH'], args: {epochs: 1}}]},
+  {name: 'class_weight_non_integer_labels', model: DENSE_BIN, compile: {optimizer: SGD(0.1), loss: 'binaryCrossentropy'},
+    actions: [{op: 'fit', x: 'X3', y: 'YHALF', args: {classWeight: {0: 1, 1: 2}}}]},
+  {name: 'int32_targets', model: DENSE_CAT, compile: {optimizer: SGD(0.3), loss: 'categoricalCrossentropy', metrics: ['acc', 'precision']},
+    actions: [{op: 'fit', x: 'X3', y: 'YOH_INT', args: {batchSize: 4, epochs: 2, shuffle: false, validationSplit: 0.2, classWeight: {0: 1, 1: 2, 2: 1}}},
+      {op: 'evaluate', x: 'X3', y: 'YOH_INT', args: {batchSize: 4}},
+      {op: 'compile', compile: {optimizer: SGD(0.3), loss: 'sparseCategoricalCrossentropy', metrics: ['acc']}},
+      {op: 'fit', x: 'X3', y: 'YSP_INT', args: {batchSize: 4, epochs: 2, shuffle: false}},
+      {op: 'trainOnBatch', x: 'X3', y: 'YSP_INT'}]},
+  {name: 'int32_binary_targets', model: DENSE_BIN, compile: {optimizer: SGD(0.3), loss: 'binaryCrossentropy', metrics: ['acc', 'precision', 'binaryAccuracy']},
+    actions: [{op: 'fit', x: 'X3', y: 'YBIN_INT', args: {batchSize: 4, epochs: 2, shuffle: false}},
+      {op: 'evaluate', x: 'X3', y: 'YBIN_INT', args: {batchSize: 4}}]},
+  {name: 'stop_at_epoch_begin', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {batchSize: 4, epochs: 4, shuffle: false, validationSplit: 0.2},
+      callbacks: [{stopAt: {epoch: 1, batch: -1}}, {record: true}]}]},
+  {name: 'batchnorm_frozen', model: {inputShape: [3], layers: [{units: 4}, {type: 'batchNormalization', momentum: 0.5, trainable: false}, {units: 2}]},
+    compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {batchSize: 5, epochs: 2, shuffle: false}}]},
+  {name: 'dropout_seeded', model: {inputShape: [3], layers: [{units: 6, activation: 'relu'}, {type: 'dropout', rate: 0.5, seed: 7}, {units: 2}]},
+    compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {batchSize: 5, epochs: 2, shuffle: false}}, {op: 'predict', x: 'XV'}]},
+  {name: 'split_leaves_no_training_samples', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'fit', x: 'X3_2', y: 'YREG_2', args: {epochs: 2, validationSplit: 0.6}, callbacks: REC},
+      {op: 'fit', x: 'X3_2', y: 'YREG_2', args: {epochs: 1, validationSplit: 0.5}, callbacks: REC}]},
   // ------------------------------------------------------------------ datasets
   {name: 'dataset_initial_epoch_record', model: DENSE_CAT, compile: {optimizer: SGD(0.2), loss: 'categoricalCrossentropy', metrics: ['acc']},
     actions: [{op: 'fitDataset', dataset: {x: 'X3', y: 'YOH', batch: 3}, args: {epochs: 3, initialEpoch: 1}, callbacks: REC},

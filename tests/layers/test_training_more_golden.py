@@ -111,10 +111,14 @@ def make_layer(spec, input_shape=None):
         make = L.dense
     elif kind == "batchNormalization":
         kw = {k: spec[k] for k in ("momentum", "epsilon") if spec.get(k) is not None}
+        if spec.get("trainable") is False:
+            kw["trainable"] = False
         make = L.batch_normalization
     elif kind == "embedding":
         kw = {snake(k): spec[k] for k in ("inputDim", "outputDim", "inputLength")}
         make = L.embedding
+    elif kind == "dropout":
+        kw, make = {"rate": spec["rate"], "seed": spec["seed"]}, L.dropout
     elif kind == "flatten":
         kw, make = {}, L.flatten
     else:
@@ -231,8 +235,10 @@ def make_callbacks(specs, model, rec):
             at = s["stopAt"]
             state = {"epoch": -1}
 
-            def epoch_begin(e, logs, state=state):
+            def epoch_begin(e, logs, state=state, at=at):
                 state["epoch"] = e
+                if at["batch"] == -1 and e == at["epoch"]:
+                    model.stop_training = True
 
             def batch_end(b, logs, state=state, at=at):
                 if state["epoch"] == at["epoch"] and b == at["batch"]:
@@ -512,3 +518,26 @@ def test_scenario_matches_tfjs(scenario):
         model.dispose()
         for opt in optimizers:
             opt.dispose()
+
+
+def test_history_key_order_is_keras_order():
+    """A deliberate difference kept: TF.js's epoch logs (and so ``history.history``) list the
+    ``val_`` keys first (they are written during the last batch, before BaseLogger adds the
+    epoch averages); ours list the training metrics first, then the validation ones, as
+    Keras does (``BaseLogger`` orders them by ``params['metrics']``). The values match."""
+    scenario = next(s for s in SCENARIOS if s["name"] == "initial_epoch_split_record")
+    record = scenario["records"][0]
+    assert record["history_keys"] == ["val_loss", "val_mse", "loss", "mse"]
+    assert record["params"]["metrics"] == ["loss", "mse", "val_loss", "val_mse"]
+    model = build_model(scenario["model"])
+    compile_model(model, scenario["compile"], optimizers := [])
+    x, y = tensor_of("X3"), tensor_of("YREG")
+    h = model.fit(x, y, verbose=0, **{snake(k): v for k, v in record_args(scenario).items()})
+    assert list(h.history) == record["params"]["metrics"]
+    model.dispose()
+    for opt in optimizers:
+        opt.dispose()
+
+
+def record_args(scenario):
+    return scenario["actions"][0]["args"]

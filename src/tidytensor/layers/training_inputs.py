@@ -301,7 +301,9 @@ def standardize_weights(
             )
 
         y_classes = tidy(classes)
-        indices = [int(v) for v in y_classes.data_sync()]
+        # A label that is not a whole number (0.5) is a class of its own, missing from any
+        # dict of integer classes (as in TF.js), not truncated to one.
+        indices = [int(v) if float(v).is_integer() else float(v) for v in y_classes.data_sync()]
         y_classes.dispose()
         per_sample = []
         for index in indices:

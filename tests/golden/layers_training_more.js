@@ -147,6 +147,28 @@ const BUILDERS = {
     const o = tf.layers.dense({units: 1, activation: 'sigmoid', name: 'bin'}).apply(h);
     return tf.model({inputs: [a, b], outputs: [r, o]});
   },
+  // x [3] -> a Sequential sub-model (dense 4 tanh, kernel L2) -> dense(2) 'out'
+  nested_sequential() {
+    const inner = tf.sequential({layers: [tf.layers.dense({units: 4, activation: 'tanh', inputShape: [3],
+      kernelRegularizer: tf.regularizers.l2({l2: 0.05}), name: 'inner_dense'})], name: 'inner'});
+    const x = tf.input({shape: [3], name: 'x'});
+    const o = tf.layers.dense({units: 2, name: 'out'}).apply(inner.apply(x));
+    return tf.model({inputs: x, outputs: o});
+  },
+  // in_a [3], in_b [3] -> one dense(4, tanh) applied to both -> add -> dense(2) 'out'
+  shared_dense() {
+    const a = tf.input({shape: [3], name: 'in_a'});
+    const b = tf.input({shape: [3], name: 'in_b'});
+    const shared = tf.layers.dense({units: 4, activation: 'tanh', name: 'shared'});
+    const h = tf.layers.add().apply([shared.apply(a), shared.apply(b)]);
+    return tf.model({inputs: [a, b], outputs: tf.layers.dense({units: 2, name: 'out'}).apply(h)});
+  },
+  // x [3] -> dense(2) 'out' given twice as the model's outputs
+  same_output_twice() {
+    const x = tf.input({shape: [3], name: 'x'});
+    const o = tf.layers.dense({units: 2, name: 'out'}).apply(x);
+    return tf.model({inputs: x, outputs: [o, o]});
+  },
 };
 function buildModel(spec) {
   if (spec.builder) return BUILDERS[spec.builder]();
@@ -498,6 +520,18 @@ const SCENARIOS = [
   {name: 'split_leaves_no_training_samples', model: DENSE_REG, compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
     actions: [{op: 'fit', x: 'X3_2', y: 'YREG_2', args: {epochs: 2, validationSplit: 0.6}, callbacks: REC},
       {op: 'fit', x: 'X3_2', y: 'YREG_2', args: {epochs: 1, validationSplit: 0.5}, callbacks: REC}]},
+  {name: 'nested_sequential_regularized', model: {builder: 'nested_sequential'},
+    compile: {optimizer: SGD(0.1), loss: 'meanSquaredError', metrics: ['mae']},
+    actions: [{op: 'fit', x: 'X3', y: 'YREG', args: {batchSize: 4, epochs: 2, shuffle: false, validationSplit: 0.2}},
+      {op: 'trainOnBatch', x: 'X3', y: 'YREG'}, {op: 'evaluate', x: 'X3', y: 'YREG'}]},
+  {name: 'shared_dense_two_inputs', model: {builder: 'shared_dense'},
+    compile: {optimizer: SGD(0.1), loss: 'meanSquaredError'},
+    actions: [{op: 'fit', x: ['X3', 'XV'], y: 'YREG', args: {epochs: 1}},
+      {op: 'fit', x: {in_a: 'X3', in_b: 'X3'}, y: 'YREG', args: {batchSize: 3, epochs: 2, shuffle: false}}]},
+  {name: 'same_output_twice', model: {builder: 'same_output_twice'},
+    compile: {optimizer: SGD(0.1), loss: 'meanSquaredError', metrics: ['mae']},
+    actions: [{op: 'fit', x: 'X3', y: ['YREG', 'YREG'], args: {batchSize: 4, epochs: 2, shuffle: false}},
+      {op: 'trainOnBatch', x: 'X3', y: ['YREG', 'YREG']}]},
   // ------------------------------------------------------------------ datasets
   {name: 'dataset_initial_epoch_record', model: DENSE_CAT, compile: {optimizer: SGD(0.2), loss: 'categoricalCrossentropy', metrics: ['acc']},
     actions: [{op: 'fitDataset', dataset: {x: 'X3', y: 'YOH', batch: 3}, args: {epochs: 3, initialEpoch: 1}, callbacks: REC},
@@ -572,17 +606,25 @@ const SCENARIOS = [
 
 async function runScenario(s) {
   let model;
+  const buildWarnings = [];
+  const warn = console.warn;
+  console.warn = (...m) => {
+    const text = m.join(' ');
+    if (!text.includes('tfjs-node')) buildWarnings.push(text);  // not the Node banner
+  };
   try {
     model = buildModel(s.model);
   } catch (e) {
     return {name: s.name, model: s.model, build_error: {name: e.name, message: e.message}};
+  } finally {
+    console.warn = warn;
   }
   const weights = weightValues(model, 40);
   const ts = weights.map((w) => tf.tensor(w.values, w.shape));
   model.setWeights(ts);
   tf.dispose(ts);
   const out = {name: s.name, model: s.model, compile: s.compile, actions: s.actions, weights,
-    weight_names: model.weights.map((w) => w.originalName)};
+    weight_names: model.weights.map((w) => w.originalName), build_warnings: buildWarnings};
   if (s.compile) {
     const warn = console.warn;
     const warnings = [];

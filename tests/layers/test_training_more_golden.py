@@ -154,7 +154,45 @@ def two_in_two_out():
     return tf.model(inputs=[a, b], outputs=[r, o])
 
 
-BUILDERS = {"two_in": two_in, "two_out": two_out, "two_in_two_out": two_in_two_out}
+def nested_sequential():
+    inner = tf.sequential(
+        layers=[
+            L.dense(
+                units=4,
+                activation="tanh",
+                input_shape=[3],
+                kernel_regularizer=L.regularizers.l2(l2=0.05),
+                name="inner_dense",
+            )
+        ],
+        name="inner",
+    )
+    x = tf.input(shape=[3], name="x")
+    return tf.model(inputs=x, outputs=L.dense(units=2, name="out").apply(inner.apply(x)))
+
+
+def shared_dense():
+    a = tf.input(shape=[3], name="in_a")
+    b = tf.input(shape=[3], name="in_b")
+    shared = L.dense(units=4, activation="tanh", name="shared")
+    h = L.add().apply([shared.apply(a), shared.apply(b)])
+    return tf.model(inputs=[a, b], outputs=L.dense(units=2, name="out").apply(h))
+
+
+def same_output_twice():
+    x = tf.input(shape=[3], name="x")
+    o = L.dense(units=2, name="out").apply(x)
+    return tf.model(inputs=x, outputs=[o, o])
+
+
+BUILDERS = {
+    "two_in": two_in,
+    "two_out": two_out,
+    "two_in_two_out": two_in_two_out,
+    "nested_sequential": nested_sequential,
+    "shared_dense": shared_dense,
+    "same_output_twice": same_output_twice,
+}
 
 
 def build_model(spec):
@@ -488,7 +526,13 @@ def test_scenario_matches_tfjs(scenario):
         with pytest.raises(Exception, match=re.escape(scenario["build_error"]["message"])):
             build_model(scenario["model"])
         return
-    model = build_model(scenario["model"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = build_model(scenario["model"])
+    # (symbolic tensor names carry process-wide counters in TF.js: out/out_3)
+    assert [str(w.message) for w in caught] == [
+        re.sub(r"(/\w+?)_\d+\b", r"\1", w) for w in scenario["build_warnings"]
+    ]
     assert [list(w.shape) for w in model.weights] == [w["shape"] for w in scenario["weights"]]
     ws = [tf.tensor(w["values"], w["shape"]) for w in scenario["weights"]]
     model.set_weights(ws)

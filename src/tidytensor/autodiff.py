@@ -401,21 +401,30 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
             if state.tape is not None and state.gradient_depth > 0:
                 saved.extend(_save(tensors_in(tensors)))
 
+        grad_funcs: list[Callable[..., Any]] = []
+
+        def forward() -> Tensor:
+            res = f(*inputs, save)
+            if not isinstance(res, dict) or not isinstance(res.get("value"), Tensor):
+                raise ArgumentTypeError(
+                    "The function f passed in customGrad(f) must return an object where `obj.value` is a tensor"
+                )
+            grad_func = res.get("grad_func", res.get("gradFunc"))
+            if not callable(grad_func):
+                raise ArgumentTypeError(
+                    "The function f passed in customGrad(f) must return an object where `obj.grad_func` is a function."
+                )
+            grad_funcs.append(grad_func)
+            return res["value"]
+
         state.kernel_depth += 1  # kernels of the forward pass are not taped
         try:
-            res = f(*inputs, save)
+            # As TF.js runs a kernel's forward function: in a tidy, so what f made besides
+            # its value (and the kept saved clones) is freed.
+            value = ENGINE.tidy(forward)
         finally:
             state.kernel_depth -= 1
-        if not isinstance(res, dict) or not isinstance(res.get("value"), Tensor):
-            raise ArgumentTypeError(
-                "The function f passed in customGrad(f) must return an object where `obj.value` is a tensor"
-            )
-        grad_func = res.get("grad_func", res.get("gradFunc"))
-        if not callable(grad_func):
-            raise ArgumentTypeError(
-                "The function f passed in customGrad(f) must return an object where `obj.grad_func` is a function."
-            )
-        value = res["value"]
+        grad_func = grad_funcs[0]
         if state.tape is not None and state.gradient_depth > 0 and state.kernel_depth == 0:
             n = len(inputs)
 

@@ -2,7 +2,7 @@
 // gradient, optimizer and layers steps, run on TF.js 4.22.0 (cpu backend).
 //
 //   node memory_programs.js generate [count] [seed]
-//       draws `count` programs (default 120) with a seeded PRNG, writes
+//       draws `count` programs (default 110) with a seeded PRNG, writes
 //       specs/memory_programs.json, then replays them (as below).
 //   node memory_programs.js
 //       replays specs/memory_programs.json and writes results/memory_programs.json.
@@ -90,9 +90,10 @@ function build(ctx, c) {
   return c.s;
 }
 
-// Layer and model names carry process-wide counters ('sequential_21'): drop the number.
+// Layer and model names carry process-wide counters ('sequential_21', 'dense_Dense3'):
+// drop them.
 function errorText(e) {
-  return String(e && e.message !== undefined ? e.message : e).replace(/\b([A-Za-z]+)_\d+\b/g, '$1_N');
+  return String(e && e.message !== undefined ? e.message : e).replace(/\b(sequential|dense)_\w*?\d+\b/g, '$1_N');
 }
 
 // A variable freed by tf.disposeVariables() counts as disposed. TF.js leaves its isDisposed
@@ -260,8 +261,10 @@ const OPS = {
     const varList = s.var_list == null ? undefined : s.var_list.map((h) => ctx.H[h]);
     const r = tf.variableGrads(f, varList);
     ctx.H[s.out_value] = r.value;
-    if (gen) for (const k of Object.keys(r.grads).sort()) s.out_grads[k] = gen.newHandle();
-    for (const k of Object.keys(r.grads)) ctx.H[s.out_grads[k]] = r.grads[k];
+    // Non-trainable variables listed in var_list get null entries.
+    const names = Object.keys(r.grads).filter((k) => r.grads[k] != null).sort();
+    if (gen) for (const k of names) s.out_grads[k] = gen.newHandle();
+    for (const k of names) ctx.H[s.out_grads[k]] = r.grads[k];
     return Object.keys(r.grads).sort();
   },
   optimizer(ctx, s) {
@@ -297,6 +300,36 @@ const OPS = {
     const r = ctx.M[s.m].dispose();
     return [r.refCountAfterDispose, r.numDisposedVariables];
   },
+  evaluate(ctx, s) {
+    ctx.H[s.out] = ctx.M[s.m].evaluate(ctx.H[s.x], ctx.H[s.y], {batchSize: s.batch_size});
+  },
+  layer(ctx, s) {
+    ctx.L[s.out] = tf.layers.dense({units: s.units, activation: s.activation});
+  },
+  apply(ctx, s) {
+    ctx.H[s.out] = ctx.L[s.l].apply(ctx.H[s.x]);
+  },
+  layer_dispose(ctx, s) {
+    const r = ctx.L[s.l].dispose();
+    return [r.refCountAfterDispose, r.numDisposedVariables];
+  },
+};
+
+// Steps that TF.js runs asynchronously (top level only).
+const ASYNC_OPS = {
+  async fit(ctx, s) {
+    const args = {epochs: s.epochs, batchSize: s.batch_size, verbose: 0};
+    if (s.validation_split) args.validationSplit = s.validation_split;
+    await ctx.M[s.m].fit(ctx.H[s.x], ctx.H[s.y], args);
+  },
+  async get_weights(ctx, s) {
+    const ws = await ctx.O[s.opt].getWeights();
+    if (s.outs.length === 0) s.outs.push(...ws.map(() => ctx.gen.newHandle()));
+    ws.forEach((w, i) => {
+      ctx.H[s.outs[i]] = w.tensor;
+    });
+    return ws.map((w) => w.name);
+  },
 };
 
 function execSync(ctx, s, p, gen, level) {
@@ -310,10 +343,11 @@ function execSync(ctx, s, p, gen, level) {
   record(ctx, p, extra);
 }
 
-async function execFit(ctx, s, p) {
+async function execAsync(ctx, s, p) {
   const extra = {};
   try {
-    await ctx.M[s.m].fit(ctx.H[s.x], ctx.H[s.y], {epochs: s.epochs, batchSize: s.batch_size, verbose: 0});
+    const v = await ASYNC_OPS[s.op](ctx, s);
+    if (v !== undefined) extra.v = v;
   } catch (e) {
     extra.e = errorText(e);
   }
@@ -324,7 +358,7 @@ async function runProgram(prog, gen) {
   tf.engine().reset();
   await tf.setBackend('cpu');
   tf.engine().startScope('test'); // as tests/conftest.py does for every test
-  const ctx = {H: {}, B: {}, O: {}, M: {}, trace: [], gone: new Set()};
+  const ctx = {H: {}, B: {}, O: {}, M: {}, L: {}, trace: [], gone: new Set(), gen};
   if (gen) gen.begin(ctx);
   const level = gen ? gen.topLevel() : null;
   const steps = prog.steps;
@@ -339,7 +373,7 @@ async function runProgram(prog, gen) {
       s = steps[i];
     }
     const p = gen ? `${steps.length - 1}` : `${i}`;
-    if (s.op === 'fit') await execFit(ctx, s, p);
+    if (s.op in ASYNC_OPS) await execAsync(ctx, s, p);
     else execSync(ctx, s, p, gen, level);
   }
   return ctx.trace;
@@ -422,6 +456,7 @@ class Gen {
     this.varCount = 0;
     this.optState = {}; // optimizer handle -> {disposed, vars, model}
     this.modelState = {}; // model handle -> {disposed, compiled}
+    this.layerState = {}; // layer handle -> {disposed, gone, inDim}
     this.bufState = {}; // buffer handle -> 'fresh' (from tf.buffer, never turned into a tensor) | 'used'
   }
   newHandle() {
@@ -537,7 +572,8 @@ class Gen {
       ['use_disposed', 0.8], ['buffer', 0.8], ['custom', 0.8], ['grad', 2], ['variable_grads', 1],
       ['optimizer', 0.4], ['minimize', 2.5], ['opt_dispose', 0.3], ['dispose_variables', 0.1],
       ['model', level.top ? 0.4 : 0.1], ['predict', hasModel ? 2 : 0], ['fit', level.top && hasModel ? 3 : 0],
-      ['model_dispose', 0.3],
+      ['model_dispose', 0.3], ['evaluate', hasModel ? 1 : 0], ['layer', 0.4], ['apply', 1], ['layer_dispose', 0.3],
+      ['get_weights', level.top ? 0.5 : 0],
     ];
     return k.filter(([, w]) => w > 0);
   }
@@ -568,15 +604,25 @@ class Gen {
     }
     return {op: 'tensor', out: this.out(level), values: this.values(shape, dtype), shape, dtype};
   }
+  // Outside gradient functions some steps take what may fail (a bool input, shapes that do
+  // not broadcast, mixed dtypes): the op's scope must free what it made before it threw.
+  // (Inside one, a failing step would fail the gradient call: see fRet.)
+  loose(level) {
+    return !level.inF && this.chance(0.08);
+  }
   g_unary(level) {
-    const x = this.input(level, numeric);
+    const x = this.input(level, this.loose(level) ? notString : numeric);
     if (x == null) return null;
     return {op: 'unary', fn: this.pick(UNARY), x, out: this.out(level, x), method: this.chance(0.5)};
   }
   g_binary(level) {
-    const a = this.input(level, numeric);
+    const loose = this.loose(level);
+    const a = this.input(level, loose ? notString : numeric);
     if (a == null) return null;
-    const fn = this.pick(BINARY);
+    // No maximum inside a gradient of a gradient: its gradient uses Less, which has no
+    // gradient in TF.js, so the outer call fails in its backward pass, where TF.js leaks
+    // the tape and tidytensor frees it (see fRet).
+    const fn = this.pick(level.nested ? BINARY.filter((b) => b !== 'maximum') : BINARY);
     const method = this.chance(0.5);
     if (this.chance(0.25)) {
       return {op: 'binary', fn, a, lit: this.pick([2, 0.5, -1, 3]), out: this.out(level, a), method};
@@ -588,7 +634,7 @@ class Gen {
     // (tests/test_broadcast_gradients.py), a deliberate fix that is no memory question.
     const exact = level.inF && (fn === 'maximum' || fn === 'squaredDifference');
     const fits = (t) => (exact ? t.shape.length === sa.length && t.shape.every((d, i) => d === sa[i]) : broadcastable(sa, t.shape));
-    const b = this.input(level, (t) => numeric(t) && fits(t));
+    const b = this.input(level, loose ? notString : (t) => numeric(t) && fits(t));
     if (b == null) return null;
     return {op: 'binary', fn, a, b, out: this.out(level, a, b), method};
   }
@@ -631,11 +677,12 @@ class Gen {
     const a = this.input(level, (t) => notString(t) && t.rank >= 1);
     if (a == null) return null;
     const ta = this.t(a);
-    const same = this.live((t) => t.dtype === ta.dtype && t.rank === ta.rank &&
-      t.shape.slice(1).every((d, i) => d === ta.shape[i + 1]));
+    const loose = this.loose(level);
+    const same = this.live((t) => notString(t) && (loose || (t.dtype === ta.dtype && t.rank === ta.rank &&
+      t.shape.slice(1).every((d, i) => d === ta.shape[i + 1]))));
     const xs = [a, this.pick(same)];
     if (this.chance(0.5)) {
-      const same2 = same.filter((h) => this.t(h).shape[0] === ta.shape[0]);
+      const same2 = same.filter((h) => loose || this.t(h).shape[0] === ta.shape[0]);
       return {op: 'stack', xs: [a, this.pick(same2)], out: this.out(level, ...xs)};
     }
     return {op: 'concat', xs, out: this.out(level, ...xs)};
@@ -777,6 +824,7 @@ class Gen {
     // TF.js leaves false here and tidytensor sets (see isDisposed), so only tidytensor
     // raises "LayersVariable ... is already disposed".
     for (const k of Object.keys(this.modelState)) this.modelState[k].disposed = this.modelState[k].gone = true;
+    for (const k of Object.keys(this.layerState)) this.layerState[k].disposed = this.layerState[k].gone = true;
     return {op: 'dispose_variables'};
   }
   g_data_sync(level) {
@@ -875,7 +923,9 @@ class Gen {
     if (vs.length === 0) return null;
     const target = vs.filter(() => this.chance(0.6));
     if (target.length === 0) target.push(this.pick(vs));
-    const varList = this.chance(0.5) ? target : null;
+    let varList = this.chance(0.5) ? [...target] : null;
+    const frozen = this.live((t, h) => this.isVar(h) && !t.trainable);
+    if (varList && frozen.length && this.chance(0.4)) varList.push(this.pick(frozen)); // a null entry
     const F = {params: [], body: [], ret: null, roots: target, scalar: true};
     const s = {op: 'variable_grads', f: F, var_list: varList, out_value: this.newHandle(), out_grads: {}};
     level.created.push(s.out_value);
@@ -952,7 +1002,46 @@ class Gen {
     const x = this.input(level, (t) => t.rank === 2 && t.shape[1] === 3 && t.shape[0] === 2 && t.dtype === 'float32');
     const y = this.input(level, (t) => t.rank === 2 && t.shape[1] === 1 && t.shape[0] === 2 && t.dtype === 'float32');
     if (x == null || y == null) return this.makeTensor(level, x == null ? [2, 3] : [2, 1]); // for a later fit
-    return {op: 'fit', m: this.pick(ms), x, y, epochs: this.int(1, 2), batch_size: this.pick([1, 2])};
+    const s = {op: 'fit', m: this.pick(ms), x, y, epochs: this.int(1, 2), batch_size: this.pick([1, 2])};
+    if (this.chance(0.3)) s.validation_split = 0.5;
+    return s;
+  }
+  g_evaluate(level) {
+    const ms = this.models((st) => !st.disposed && st.compiled);
+    if (ms.length === 0) return null;
+    const x = this.input(level, (t) => t.rank === 2 && t.shape[1] === 3 && t.shape[0] === 2 && t.dtype === 'float32');
+    const y = this.input(level, (t) => t.rank === 2 && t.shape[1] === 1 && t.shape[0] === 2 && t.dtype === 'float32');
+    if (x == null || y == null) return this.makeTensor(level, x == null ? [2, 3] : [2, 1]);
+    return {op: 'evaluate', m: this.pick(ms), x, y, batch_size: this.pick([1, 2]), out: this.out(level, x, y)};
+  }
+  g_layer() {
+    const l = this.newHandle();
+    this.layerState[l] = {disposed: false, inDim: null};
+    this.deterministic = false; // initial weights are random
+    return {op: 'layer', out: l, units: this.int(1, 3), activation: this.pick(['linear', 'relu', 'sigmoid'])};
+  }
+  g_apply(level) {
+    const ls = Object.keys(this.layerState).map(Number).filter((l) => !this.layerState[l].disposed);
+    if (ls.length === 0) return null;
+    const l = this.pick(ls);
+    const st = this.layerState[l];
+    const x = this.input(level, (t) => t.dtype === 'float32' && t.rank === 2 && (st.inDim == null || t.shape[1] === st.inDim));
+    if (x == null) return null;
+    st.inDim = this.t(x).shape[1];
+    return {op: 'apply', l, x, out: this.out(level, x)};
+  }
+  g_layer_dispose() {
+    // Disposing twice, or before the layer is built, throws in both.
+    const ls = Object.keys(this.layerState).map(Number).filter((l) => !this.layerState[l].gone);
+    if (ls.length === 0) return null;
+    const l = this.pick(ls);
+    this.layerState[l].disposed = true;
+    return {op: 'layer_dispose', l};
+  }
+  g_get_weights() {
+    const os = Object.keys(this.optState).map(Number).filter((o) => !this.optState[o].disposed);
+    if (os.length === 0) return null;
+    return {op: 'get_weights', opt: this.pick(os), outs: []};
   }
   g_model_dispose() {
     const ms = this.models((st) => !st.gone);
@@ -1046,7 +1135,7 @@ async function main() {
     if (!/tfjs-node|^=+$/.test(String(a[0]))) log(...a);
   };
   if (args[0] === 'generate') {
-    const {programs, traces} = await generate(Number(args[1] || 120), Number(args[2] || 7));
+    const {programs, traces} = await generate(Number(args[1] || 110), Number(args[2] || 7));
     await replay(programs, traces);
   } else {
     await replay(JSON.parse(fs.readFileSync(SPECS, 'utf8')), null);

@@ -134,7 +134,8 @@ def _input_name(kernel_name: str, i: int) -> str:
         from . import kernel_names
 
         _INPUT_NAMES = {}
-        source = open(kernel_names.__file__, encoding="utf-8").read()
+        with open(kernel_names.__file__, encoding="utf-8") as f:
+            source = f.read()
         for name, inputs in re.findall(r'= "(\w+)"  # inputs: ([^;\n]+)', source):
             _INPUT_NAMES[name] = [s.strip() for s in inputs.split(",")]
     names = _INPUT_NAMES.get(kernel_name, [])

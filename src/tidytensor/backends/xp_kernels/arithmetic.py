@@ -150,6 +150,10 @@ def pow_(a, b, *, xp):
         if not xp.isfinite(b).all():
             # JS's Math.pow gives NaN for (+-1) ** (+-Infinity) and 1 ** NaN; C's pow gives 1.
             out = xp.where((xp.abs(a) == 1) & ~xp.isfinite(b), xp.float32("nan"), out)
+        if (b == 0.5).any():
+            # NumPy takes x ** 0.5 as sqrt(x) on some paths (scalars): NaN for -Infinity and -0
+            # for -0, where Math.pow gives +Infinity and +0.
+            out = xp.where((b == 0.5) & ((a == 0) | (a == -xp.inf)), xp.abs(a), out)
         return out
     if kind == "c" or b.dtype.kind == "c":
         raise complex_error("Pow")

@@ -2,9 +2,10 @@
 
 TopK orders by value, largest first, ties by lower index. TF.js gets there with a
 Floyd-Rivest selection of the top ``k`` (``sorted=False`` returns them in the order the
-selection leaves them) followed by a sort with a comparator; NaN makes that comparator
-inconsistent, so with NaN (or ``sorted=False``) the same selection and sort run here on the
-host, element by element. Otherwise a stable vectorized sort gives the identical result.
+selection leaves them) followed by a sort with a comparator (``b - a``); NaN, and an infinity
+met by itself (``inf - inf``), make that comparator inconsistent, so with NaN or +-Infinity
+(or ``sorted=False``) the same selection and sort run here on the host, element by element.
+Otherwise a stable vectorized sort gives the identical result.
 
 Unique keys each slice along the axis by its values, as TF.js keys them by their printed
 form: ``-0`` equals ``0`` and NaN equals NaN; the first occurrence is kept. Its output size
@@ -93,12 +94,13 @@ def top_k(x, *, xp, k, sorted=True):  # noqa: A002 - TF.js's attr name
     if k == 0 or x.size == 0:
         return xp.zeros(out_shape, dtype=x.dtype), xp.zeros(out_shape, dtype=xp.int32)
     rows = x.reshape(-1, last)
-    has_nan = x.dtype.kind == "f" and bool(xp.isnan(x).any())
-    if not has_nan and sorted:
+    # NaN or an infinity: TF.js's comparator gives NaN, so follow its steps exactly.
+    inconsistent = x.dtype.kind == "f" and not bool(xp.isfinite(x).all())
+    if not inconsistent and sorted:
         # Largest first, ties by index: a stable sort of the negated values.
         keys = -(rows.astype(xp.float64) if x.dtype.kind == "f" else rows.astype(xp.int64))
         idx = xp.argsort(keys, axis=-1, kind="stable")[:, :k]
-    elif not has_nan and k == last:
+    elif not inconsistent and k == last:
         idx = xp.broadcast_to(xp.arange(last), rows.shape)  # nothing selected, nothing sorted
     else:
         host = _host(rows)

@@ -13,7 +13,7 @@ import math
 from ... import kernel_names as k
 from ...broadcast_util import assert_and_get_broadcast_shape
 from ...errors import InvalidArgumentError, ShapeError
-from .reduction import sum_
+from .reduction import sum_, to_int32
 
 # ---------------------------------------------------------------------------- BatchMatMul
 
@@ -34,6 +34,10 @@ def _matmul(a, b, xp):
         # TF.js accumulates bool products into a Uint8Array: the count modulo 256.
         counts = xp.matmul(a.astype(xp.int32), b.astype(xp.int32))
         return (counts % 256) != 0
+    if a.dtype == xp.int32:
+        # TF.js adds the products in doubles and stores the sums into an Int32Array: exact up to
+        # 2**53, rounded beyond it before they wrap (-2**31 * (2**31 - 1) gives -2**31).
+        return to_int32(xp.matmul(a.astype(xp.float64), b.astype(xp.float64)), xp)
     return xp.matmul(a, b)
 
 

@@ -26,10 +26,12 @@ def _scan(x, xp, axis, exclusive, reverse, is_sum):
         # The running value at j covers the values before j.
         pad = xp.full(a.shape[:-1] + (1,), identity, dtype=out_dtype)
         a = xp.concatenate([pad, a[..., :-1]], axis=-1)
+    # The ufuncs' own accumulate, not np.cumsum/np.cumprod: an overflow or inf * 0 warning is
+    # then raised from this module, whose warnings are filtered (backends/__init__.py).
     if is_sum:
-        out = xp.cumsum(a, axis=-1, dtype=out_dtype)
+        out = xp.add.accumulate(a, axis=-1, dtype=out_dtype)
     elif out_dtype == xp.float32:
-        out = xp.cumprod(a, axis=-1, dtype=xp.float32)
+        out = xp.multiply.accumulate(a, axis=-1, dtype=xp.float32)
     else:
         out = _int32_cumprod(a, xp)
     if reverse:

@@ -261,6 +261,10 @@ class Interpreter:
             if i == 0:
                 cfg["input_shape"] = [s["input_dim"]]
             m.add(tf.layers.dense(**cfg))
+            if i == 0 and s.get("extra") == "dropout":
+                m.add(tf.layers.dropout(rate=0.5))
+            if i == 0 and s.get("extra") == "batchNormalization":
+                m.add(tf.layers.batch_normalization())
         opt = s["optimizer"]
         if opt is not None:
             m.compile(
@@ -269,7 +273,8 @@ class Interpreter:
         self.M[s["out"]] = m
 
     def op_predict(self, s, p):
-        self.H[s["out"]] = self.M[s["m"]].predict(self.H[s["x"]])
+        kwargs = {} if s.get("batch_size") is None else {"batch_size": s["batch_size"]}
+        self.H[s["out"]] = self.M[s["m"]].predict(self.H[s["x"]], **kwargs)
 
     def op_fit(self, s, p):
         x, y = self.H[s["x"]], self.H[s["y"]]

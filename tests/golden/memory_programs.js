@@ -286,6 +286,8 @@ const OPS = {
       const cfg = {units: u, activation: s.activation};
       if (i === 0) cfg.inputShape = [s.input_dim];
       m.add(tf.layers.dense(cfg));
+      if (i === 0 && s.extra === 'dropout') m.add(tf.layers.dropout({rate: 0.5}));
+      if (i === 0 && s.extra === 'batchNormalization') m.add(tf.layers.batchNormalization());
     });
     if (s.optimizer != null) {
       const optimizer = typeof s.optimizer === 'string' ? s.optimizer : ctx.O[s.optimizer.o];
@@ -294,7 +296,7 @@ const OPS = {
     ctx.M[s.out] = m;
   },
   predict(ctx, s) {
-    ctx.H[s.out] = ctx.M[s.m].predict(ctx.H[s.x]);
+    ctx.H[s.out] = ctx.M[s.m].predict(ctx.H[s.x], s.batch_size == null ? undefined : {batchSize: s.batch_size});
   },
   model_dispose(ctx, s) {
     const r = ctx.M[s.m].dispose();
@@ -591,7 +593,7 @@ class Gen {
       if (dtype === 'int32') out.push(this.int(-3, 3));
       else if (dtype === 'string') out.push(this.pick(STRINGS));
       else if (dtype === 'bool') out.push(this.chance(0.5));
-      else out.push(Math.round((this.r() * 3 - 1.5) * 10) / 10);
+      else out.push(Math.round((this.r() * 3 - 1.5) * 10) / 10 + 0); // + 0: no -0 (JSON drops its sign)
     }
     return out;
   }
@@ -733,7 +735,8 @@ class Gen {
     return {op: 'tf_dispose', arg: this.container(level, 0, () => this.pick(ok))};
   }
   g_keep(level) {
-    const c = level.inF ? this.live((t, h) => level.created.includes(h)) : this.live();
+    // Outside a function body, a disposed tensor now and then (keep only sets a flag).
+    const c = level.inF ? this.live((t, h) => level.created.includes(h)) : this.chance(0.1) ? this.dead() : this.live();
     if (c.length === 0) return null;
     return {op: 'keep', x: this.pick(c)};
   }
@@ -773,7 +776,9 @@ class Gen {
   endScope(level) {
     level.openScopes--;
     const live = this.live();
-    const ret = this.chance(0.3) || live.length === 0 ? null : this.container(level, 0, () => this.pick(live));
+    const all = this.handles((t, h) => !this.isVar(h) || !isDisposed(this.ctx, h));
+    const pick = () => this.pick(this.chance(0.9) ? live : all);
+    const ret = this.chance(0.3) || live.length === 0 ? null : this.container(level, 0, pick);
     return {op: 'end_scope', ret};
   }
   makeTensor(level, shape) {
@@ -843,7 +848,8 @@ class Gen {
     const r = this.r();
     if (r < 0.3) return {op: 'data_sync', x};
     if (r < 0.5) return {op: 'array_sync', x};
-    if (r < 0.75) return {op: 'unary', fn: this.pick(UNARY), x, out: this.out(level, x), method: true};
+    if (r < 0.7) return {op: 'unary', fn: this.pick(UNARY), x, out: this.out(level, x), method: true};
+    if (r < 0.8) return {op: 'variable', x, out: this.out(level, x), trainable: true, name: null, dtype: null, method: true};
     return {op: 'view', fn: this.pick(['clone', 'flatten']), x, out: this.out(level, x), method: true};
   }
   g_buffer(level) {
@@ -984,7 +990,8 @@ class Gen {
     }
     this.modelState[m] = {disposed: false, compiled: optimizer != null};
     this.deterministic = false; // initial weights are random
-    return {op: 'model', out: m, units, activation: this.pick(['linear', 'relu']), input_dim: 3, optimizer};
+    const extra = this.pick([null, null, 'dropout', 'batchNormalization']);
+    return {op: 'model', out: m, units, activation: this.pick(['linear', 'relu']), input_dim: 3, optimizer, extra};
   }
   models(pred) {
     return Object.keys(this.modelState).map(Number).filter((m) => pred(this.modelState[m]));
@@ -994,7 +1001,7 @@ class Gen {
     if (ms.length === 0) return null;
     const x = this.input(level, (t) => numeric(t) && t.rank === 2 && t.shape[1] === 3);
     if (x == null) return this.makeTensor(level, [2, 3]); // for a later predict
-    return {op: 'predict', m: this.pick(ms), x, out: this.out(level, x)};
+    return {op: 'predict', m: this.pick(ms), x, batch_size: this.chance(0.3) ? 1 : null, out: this.out(level, x)};
   }
   g_fit(level) {
     const ms = this.models((st) => !st.disposed && st.compiled);
@@ -1086,7 +1093,7 @@ class Gen {
 }
 
 async function generate(count, seed) {
-  const programs = [];
+  let programs = [];
   for (let i = 0; i < count; i++) {
     const gen = new Gen(seed * 1000 + i);
     const prog = {name: `p${String(i).padStart(3, '0')}`, deterministic: true, steps: []};
@@ -1094,6 +1101,8 @@ async function generate(count, seed) {
     prog.deterministic = gen.deterministic;
     programs.push(prog);
   }
+  // Replay what JSON keeps (the specs as they will be read back), not the live objects.
+  programs = JSON.parse(JSON.stringify(programs));
   const traces = {};
   for (const prog of programs) {
     traces[prog.name] = prog.trace;

@@ -4,6 +4,10 @@ Run ``python fuzz_specs.py`` then ``node generate.js fuzz_<family>`` for each fa
 ``for f in specs/fuzz_*.json; do node generate.js $(basename $f .json); done``) in tests/golden;
 tests/ops/test_fuzz_golden.py replays them. The spec format is described in tests/golden_util.py.
 
+A fresh hunt: ``python fuzz_specs.py SEED DIR`` writes the same families for another seed
+into ``DIR`` (a folder beside generate.js with specs/ and results/, to run a copy of
+generate.js in), then ``golden_util.check_case`` replays them.
+
 The cases are random but meaningful: valid calls with random shapes, dtypes and values (special
 floats, int32 extremes, empty tensors), plus calls TF.js rejects. Rerunning with the same seed
 writes the same files, so the committed results stay in step with the specs.
@@ -791,6 +795,57 @@ def methods(g: Gen) -> list:
     return cases
 
 
+def edges(g: Gen) -> list:
+    """Odd but legal (or plainly wrong) arguments: float axes, numeric flags, scalars, empties,
+    strings and missing tensors.
+
+    Not here, on purpose: ``reshape(x, int32 tensor)`` (TF.js fails, tidytensor takes a tensor
+    shape: test_reshape_accepts_a_tensor_shape_and_a_bare_int) and ``oneHot(x, 2.5)`` (TF.js
+    returns a tensor of shape [2, 2.5], tidytensor asks for an integer depth).
+    """
+    cases: list = []
+    x = g.tensor([2, 3], huge=False)
+    s = {"tensor": ["a", "b", "c"], "dtype": "string"}
+    e = {"tensor": [], "shape": [0, 2]}
+    for op, args in [
+        ("sum", [x, 1.0]), ("sum", [x, -1.0, 1]), ("mean", [x, [0.0]]), ("max", [x, 1.5]),
+        ("argMax", [x, 1.0]), ("argMax", [x, -1]), ("concat", [{"list": [x]}, 1.0]),
+        ("concat", [{"list": [x, x]}, -1]), ("stack", [{"list": [{"tensor": 1}, {"tensor": 2}]}]),
+        ("stack", [{"list": []}]), ("unstack", [e, 0]), ("unstack", [e, 1]),
+        ("split", [x, [1, 1, 1], 1.0]), ("split", [x, [1, 1], 1]), ("split", [x, 2, 1]),
+        ("reshape", [{"tensor": 5}, [1, 1]]),
+        ("reshape", [e, [0, -1]]), ("transpose", [{"tensor": 3}]), ("transpose", [e]),
+        ("expandDims", [{"tensor": 3}, 0]), ("expandDims", [{"tensor": 3}, -1]),
+        ("squeeze", [{"tensor": 3}]), ("squeeze", [e]), ("tile", [{"tensor": 3}, []]),
+        ("tile", [x, [0, 2]]), ("tile", [e, [2, 2]]), ("reverse", [x, []]), ("reverse", [{"tensor": 3}]),
+        ("reverse", [x, [0, 0]]), ("slice", [x, [0, 0], [5, 5]]), ("slice", [x, [1, 1], [-1, -1]]),
+        ("slice", [x, 1, 1]), ("slice", [{"tensor": 3}, [], []]), ("gather", [x, [], 0]),
+        ("gather", [x, {"tensor": [1], "dtype": "int32"}, -1]),
+        ("gather", [g.tensor([2, 3, 2]), {"tensor": [[0, 1], [1, 0]], "dtype": "int32"}, -1, -1]),
+        ("gather", [{"tensor": 3}, {"tensor": [0], "dtype": "int32"}]),
+        ("oneHot", [{"tensor": [0, 2], "dtype": "int32"}, -1]),
+        ("oneHot", [{"tensor": 1, "dtype": "int32"}, 3]), ("oneHot", [{"tensor": [[0]], "dtype": "int32"}, 2, 1, 0, "bool"]),
+        ("pad", [{"tensor": [1, 2], "dtype": "int32"}, [[1, 1]], 2.7]), ("pad", [e, [[1, 0], [0, 1]]]),
+        ("where", [{"tensor": True, "dtype": "bool"}, x, x]),
+        ("where", [g.tensor([2, 1], "bool"), g.tensor([1, 3]), g.tensor([2, 1])]),
+        ("where", [g.tensor([3], "bool"), {"tensor": 1}, g.tensor([3])]),
+        ("clipByValue", [g.tensor([4], "int32"), -1.5, 2.5]), ("clipByValue", [x, 1, 1]),
+        ("topk", [g.tensor([4], "int32"), 0]), ("topk", [g.tensor([3], "bool"), 2]),
+        ("topk", [x, 1.5]), ("argMax", [g.tensor([2, 3], "bool"), 1]),
+        ("cumsum", [x, 1.0]), ("cumsum", [x, 0, 1, 0]), ("cumprod", [e, 0]),
+        ("matMul", [x, x, 0, 1]), ("matMul", [e, g.tensor([2, 3])]), ("dot", [{"tensor": 2}, x]),
+        ("add", [s, s]), ("sum", [s]), ("reshape", [s, [3, 1]]), ("concat", [{"list": [s, s]}]),
+        ("gather", [s, [2, 0]]), ("reverse", [s]), ("tile", [s, [2]]), ("slice", [s, [1], [2]]),
+        ("transpose", [{"tensor": ["a", "b"], "shape": [1, 2]}]), ("where", [g.tensor([3], "bool"), s, s]),
+        ("equal", [s, "a"]), ("topk", [s, 1]), ("argMax", [s]), ("cumsum", [s]), ("pad", [s, [[1, 1]]]),
+        ("add", [{"undefined": True}, x]), ("sum", [{"undefined": True}]), ("reshape", [x, {"undefined": True}]),
+        ("add", [x, "3"]), ("add", [x, [1, 2, 3]]), ("add", [x, [[1], [2]]]), ("mul", [[True, False], 2]),
+        ("neg", [[1, 2]]), ("abs", [-3]), ("logicalNot", [True]), ("logicalAnd", [True, [False, True]]),
+    ]:  # fmt: skip
+        case(cases, f"{op} {json.dumps(args)[:90]}", op, args)
+    return cases
+
+
 FAMILIES = {
     "unary": unary,
     "binary": binary,
@@ -802,6 +857,7 @@ FAMILIES = {
     "transform": transform,
     "grads": grads,
     "methods": methods,
+    "edges": edges,
 }
 
 

@@ -239,7 +239,7 @@ class Interpreter:
         for k, t in r.grads.items():
             if k in s["out_grads"]:
                 self.H[s["out_grads"][k]] = t
-        return sorted(r.grads)
+        return sorted("<auto>" if k.isdigit() else k for k in r.grads)  # as memory_programs.js
 
     def op_optimizer(self, s, p):
         self.O[s["out"]] = getattr(tf.train, s["kind"])(*s["args"])
@@ -299,8 +299,7 @@ class Interpreter:
 
     def op_get_weights(self, s, p):
         ws = self.O[s["opt"]].get_weights()
-        for h, w in zip(s["outs"], ws, strict=False):
-            self.H[h] = w["tensor"]
+        self.H[s["outs"][0]] = ws[0]["tensor"]  # the new 'iter' scalar only
         return [w["name"] for w in ws]
 
     def op_model_dispose(self, s, p):

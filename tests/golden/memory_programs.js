@@ -265,7 +265,8 @@ const OPS = {
     const names = Object.keys(r.grads).filter((k) => r.grads[k] != null).sort();
     if (gen) for (const k of names) s.out_grads[k] = gen.newHandle();
     for (const k of names) ctx.H[s.out_grads[k]] = r.grads[k];
-    return Object.keys(r.grads).sort();
+    // Automatic names ("2372") come from process-wide counters: compared as '<auto>'.
+    return Object.keys(r.grads).map((k) => (/^\d+$/.test(k) ? '<auto>' : k)).sort();
   },
   optimizer(ctx, s) {
     ctx.O[s.out] = tf.train[s.kind](...s.args);
@@ -325,11 +326,11 @@ const ASYNC_OPS = {
     await ctx.M[s.m].fit(ctx.H[s.x], ctx.H[s.y], args);
   },
   async get_weights(ctx, s) {
+    // Only the new 'iter' scalar gets a handle: the others are the optimizer's own state
+    // variables, which the program must not dispose under it.
     const ws = await ctx.O[s.opt].getWeights();
-    if (s.outs.length === 0) s.outs.push(...ws.map(() => ctx.gen.newHandle()));
-    ws.forEach((w, i) => {
-      ctx.H[s.outs[i]] = w.tensor;
-    });
+    if (s.outs.length === 0) s.outs.push(ctx.gen.newHandle());
+    ctx.H[s.outs[0]] = ws[0].tensor;
     return ws.map((w) => w.name);
   },
 };
@@ -1114,6 +1115,7 @@ async function generate(count, seed) {
 
 async function replay(programs, traces) {
   const results = {};
+  const dropped = [];
   for (const prog of programs) {
     results[prog.name] = await runProgram(prog, null);
     // Replay must reproduce what the generator saw.
@@ -1123,8 +1125,22 @@ async function replay(programs, traces) {
       const a = strip(traces[prog.name]);
       const b = strip(results[prog.name]);
       const i = a.findIndex((r, k) => JSON.stringify(r) !== JSON.stringify(b[k]));
-      throw new Error(`replay of ${prog.name} differs from its generation at ${JSON.stringify(a[i])} vs ${JSON.stringify(b[i])}`);
+      const where = `${JSON.stringify(a[i])} vs ${JSON.stringify(b[i])}`;
+      // One known cause is TF.js's own: automatic variable names ("224") come from a
+      // process-wide counter, and now and then one is "already registered" in one run and
+      // not the other (seen once in 3000 programs). Such a program is dropped; any other
+      // difference is a bug of this script.
+      if (!/Variable with name \d+ was already registered/.test(where)) {
+        throw new Error(`replay of ${prog.name} differs from its generation at ${where}`);
+      }
+      console.log(`dropped ${prog.name}: ${where}`);
+      delete results[prog.name];
+      dropped.push(prog.name);
     }
+  }
+  if (dropped.length) {
+    programs = programs.filter((p) => !dropped.includes(p.name));
+    fs.writeFileSync(SPECS, JSON.stringify(programs) + '\n');
   }
   fs.writeFileSync(RESULTS, JSON.stringify(results) + '\n');
   let errors = 0;

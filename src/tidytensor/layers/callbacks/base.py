@@ -195,20 +195,16 @@ class BaseLogger(BaseCallback):
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if logs is None:
             return
-        keys = self.params.get("metrics") or []
-        for key in keys:
+        # The averages go after what the epoch's logs already hold, as in TF.js: with
+        # validation, ``val_loss, val_acc, loss, acc`` (the progress bar shows its own order).
+        for key in self.params.get("metrics") or []:
             if key in self.totals and self.seen:
                 logs[key] = self.totals[key] / self.seen
-        # Keras's order: the metrics in ``params['metrics']`` order, then anything else.
-        ordered = {k: logs[k] for k in keys if k in logs}
-        ordered.update((k, v) for k, v in logs.items() if k not in ordered)
-        logs.clear()
-        logs.update(ordered)
 
 
 class History(BaseCallback):
-    """Records the epoch logs: ``history`` (``{'loss': [...], 'val_loss': [...]}``),
-    ``epoch`` (the epoch indices) and ``params``. ``fit`` returns it.
+    """Records the epoch logs: ``history`` (``{'val_loss': [...], 'loss': [...]}``, in TF.js's
+    key order), ``epoch`` (the epoch indices) and ``params``. ``fit`` returns it.
 
     >>> h = History(); h.on_train_begin()
     >>> h.on_epoch_end(0, {'loss': 0.5}); h.on_epoch_end(1, {'loss': 0.25})

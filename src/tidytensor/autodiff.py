@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from . import gradients as _register_gradients  # noqa: F401 - registers every GradConfig
 from . import kernel_names as k
 from . import kernel_registry
+from .callables import positional_arity
 from .engine import ENGINE, current_context, tensors_in
 from .errors import ArgumentTypeError, GradientError, InvalidArgumentError
 from .named_result import getitem_by_name_or_index
@@ -379,7 +380,9 @@ def variable_grads(
 def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
     """A function whose gradient is given by you: ``f(*inputs, save)`` returns
     ``{'value': tensor, 'grad_func': fn}`` and ``grad_func(dy, saved)`` returns one gradient
-    per input. ``save(tensors)`` keeps what ``grad_func`` needs (only while taping).
+    per input. ``save(tensors)`` keeps what ``grad_func`` needs (only while taping). As in
+    JavaScript, an ``f`` without the ``save`` parameter, or a ``grad_func`` without ``saved``,
+    is called without it.
 
     >>> @tf.custom_grad
     ... def twice(x, save):
@@ -388,6 +391,7 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
     [2.0, 2.0]
     """
     _check_f(f, "customGrad")
+    f_arity = positional_arity(f)  # as in JS, an f that declares no `save` is called without it
 
     def wrapped(*inputs: Any) -> Tensor:
         if not all(isinstance(t, Tensor) for t in inputs):
@@ -404,7 +408,7 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
         grad_funcs: list[Callable[..., Any]] = []
 
         def forward() -> Tensor:
-            res = f(*inputs, save)
+            res = f(*inputs) if f_arity == len(inputs) else f(*inputs, save)
             if not isinstance(res, dict) or not isinstance(res.get("value"), Tensor):
                 raise ArgumentTypeError(
                     "The function f passed in customGrad(f) must return an object where `obj.value` is a tensor"
@@ -429,7 +433,8 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
             n = len(inputs)
 
             def gradient(dys: list[Tensor]) -> list[Callable[[], Tensor]]:
-                out = grad_func(dys[0], saved)
+                takes_saved = positional_arity(grad_func) != 1
+                out = grad_func(dys[0], saved) if takes_saved else grad_func(dys[0])
                 out = list(out) if isinstance(out, (list, tuple)) else [out]
                 if len(out) != n:
                     raise GradientError(

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ...callables import positional_arity
 from ..errors import LayersValueError
 from .base import BaseCallback, Callback, _is_number, _resolve, _run_awaitable
 
@@ -16,21 +17,6 @@ __all__ = ["DEFAULT_YIELD_EVERY_MS", "CustomCallback", "LambdaCallback"]
 
 #: ``on_yield`` runs at most this often by default (``yield_every='auto'``).
 DEFAULT_YIELD_EVERY_MS = 125
-
-
-def _positional_arity(fn: Callable) -> int | None:
-    """How many positional arguments ``fn`` accepts (None: any number)."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    count = 0
-    for p in sig.parameters.values():
-        if p.kind is inspect.Parameter.VAR_POSITIONAL:
-            return None
-        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            count += 1
-    return count
 
 
 class _Hook:
@@ -44,7 +30,7 @@ class _Hook:
                 f"Callback hook {name} must be a function, but got {type(fn).__name__}: {fn!r}"
             )
         self.fn = fn
-        self.arity = _positional_arity(fn)
+        self.arity = positional_arity(fn)
 
     def __call__(self, *args: Any) -> Any:
         if self.arity is not None:

@@ -27,9 +27,9 @@ import tidytensor as tf
 from golden_util import GOLDEN_DIR
 from tidytensor.naming import snake_case
 
-# MEMORY_PROGRAMS=<name> replays specs/<name>.json (see memory_programs.js) instead.
+# MEMORY_PROGRAMS=<name> replays programs/<name>.json (see memory_programs.js) instead.
 _FILE = os.environ.get("MEMORY_PROGRAMS", "memory_programs") + ".json"
-PROGRAMS = json.loads((GOLDEN_DIR / "specs" / _FILE).read_text())
+PROGRAMS = json.loads((GOLDEN_DIR / "programs" / _FILE).read_text())
 RESULTS = json.loads((GOLDEN_DIR / "results" / _FILE).read_text())
 
 

@@ -3,9 +3,9 @@
 //
 //   node memory_programs.js generate [count] [seed]
 //       draws `count` programs (default 110) with a seeded PRNG, writes
-//       specs/memory_programs.json, then replays them (as below).
+//       programs/memory_programs.json, then replays them (as below).
 //   node memory_programs.js
-//       replays specs/memory_programs.json and writes results/memory_programs.json.
+//       replays programs/memory_programs.json and writes results/memory_programs.json.
 //
 // tests/test_memory_programs.py replays the same programs on tidytensor and compares every
 // record exactly.
@@ -54,10 +54,10 @@ const fs = require('fs');
 const path = require('path');
 const tf = require('@tensorflow/tfjs');
 
-// MEMORY_PROGRAMS=<name> writes and reads specs/<name>.json and results/<name>.json
+// MEMORY_PROGRAMS=<name> writes and reads programs/<name>.json and results/<name>.json
 // instead (for exploring more seeds without touching the committed files).
 const FILE = `${process.env.MEMORY_PROGRAMS || 'memory_programs'}.json`;
-const SPECS = path.join(__dirname, 'specs', FILE);
+const SPECS = path.join(__dirname, 'programs', FILE);
 const RESULTS = path.join(__dirname, 'results', FILE);
 
 // ------------------------------------------------------------------ shared definitions

@@ -16,7 +16,8 @@ Spec format (one JSON list per family, ``specs/<family>.json``), one case per ob
 - ``atol`` / ``rtol``: optional tolerances for this case (default 1e-5 each).
 - ``py_error``: optional substring our error message must contain.
 - ``grad``: a list of argument positions: the case computes ``tf.grads`` of the op with
-  respect to those arguments (others held fixed) instead of the op's value; ``dy``
+  respect to those arguments (others held fixed; ``[i, key]`` names a tensor inside the object
+  argument ``i``, as in ``tf.fused.conv2d``'s config) instead of the op's value; ``dy``
   optionally gives the upstream gradient (an arg, usually a tensor).
 
 ``generate.js`` records, per case, the encoded result (``dtype``, ``shape``, flat ``values``;
@@ -108,14 +109,21 @@ def call_case(case: dict) -> Any:
         fn = resolve(case["op"])
         positions = case["grad"]
 
+        def at(pos: Any) -> Any:
+            return args[pos[0]][snake_case(pos[1])] if isinstance(pos, list) else args[pos]
+
         def f(*xs: Any) -> Any:
-            full = list(args)
+            full = [dict(a) if isinstance(a, dict) else a for a in args]
             for pos, x in zip(positions, xs, strict=True):
-                full[pos] = x
-            return fn(*full)
+                if isinstance(pos, list):
+                    full[pos[0]][snake_case(pos[1])] = x
+                else:
+                    full[pos] = x
+            kw = full.pop() if case.get("kwargs") and isinstance(full[-1], dict) else {}
+            return fn(*full, **kw)
 
         dy = decode_arg(case["dy"]) if "dy" in case else None
-        return tf.grads(f)([args[p] for p in positions], dy)
+        return tf.grads(f)([at(p) for p in positions], dy)
     kwargs = {}
     if case.get("kwargs") and args and isinstance(args[-1], dict):
         kwargs = args.pop()

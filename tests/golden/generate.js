@@ -88,12 +88,17 @@ async function runCase(c) {
     if (c.grad) {
       // Gradients of the op with respect to the args at positions c.grad (TF.js's tf.grads).
       const fn = resolve(c.op);
+      // A position [i, key] names a tensor inside an object argument (tf.fused's config).
+      const at = (pos) => (Array.isArray(pos) ? args[pos[0]][pos[1]] : args[pos]);
       const f = (...xs) => {
-        const full = args.slice();
-        c.grad.forEach((pos, i) => { full[pos] = xs[i]; });
+        const full = args.map((a) => (a !== null && typeof a === 'object' && !(a instanceof tf.Tensor)
+          && !Array.isArray(a) ? {...a} : a));
+        c.grad.forEach((pos, i) => {
+          if (Array.isArray(pos)) full[pos[0]][pos[1]] = xs[i]; else full[pos] = xs[i];
+        });
         return fn(...full);
       };
-      result = tf.grads(f)(c.grad.map((pos) => args[pos]), c.dyTensor);
+      result = tf.grads(f)(c.grad.map(at), c.dyTensor);
     } else if (c.method) {
       const [self, ...rest] = args;
       result = self[c.op](...rest);
@@ -130,6 +135,7 @@ async function main() {
     const results = {};
     for (const c of cases) {
       if (c.name in results) throw new Error(`duplicate case name ${c.name} in ${file}`);
+      if (process.env.GEN_TRACE) console.error(c.name);
       results[c.name] = await runCase(c);
     }
     const lines = Object.entries(results).map(([k, v]) => ` ${JSON.stringify(k)}: ${JSON.stringify(v)}`);

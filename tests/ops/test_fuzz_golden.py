@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from golden_util import GOLDEN_DIR, call_case, case_ids, check_case, load_cases
+from tidytensor.naming import snake_case
 
 FAMILIES = sorted(p.stem for p in (GOLDEN_DIR / "specs").glob("fuzz_*.json"))
 CASES = [(f, c, e) for f in FAMILIES for c, e in load_cases(f)]
@@ -35,7 +36,7 @@ def _exact_values(result, expected):
             _exact_values(r, e)
     elif "object" in expected:
         for key, e in expected["object"].items():
-            _exact_values(getattr(result, key), e)
+            _exact_values(getattr(result, snake_case(key)), e)
 
 
 EXACT = [(f, c, e) for f, c, e in CASES if "error" not in e and "value" not in e]
@@ -95,3 +96,21 @@ def test_scans_raise_no_numpy_warnings():
         warnings.simplefilter("error")
         assert np.isnan(tf.cumprod(x).data_sync()[-1])
         assert np.isinf(tf.cumsum(tf.tensor([3e38, 3e38])).data_sync()[-1])
+
+
+def test_transform_batch_images_each_transformed():
+    """TF.js 4.22 writes the fill value over every image after the first; each is mapped here."""
+    import tidytensor as tf
+
+    img = tf.tensor([1, 2, 3, 4, 5, 6, 7, 8], [2, 2, 2, 1])
+    t = tf.tensor([[1, 0, 0.5, 0, 1, 0, 0, 0]] * 2)
+    got = tf.image.transform(img, t, "nearest", "wrap", 9).data_sync().tolist()
+    assert got == [2, 1, 4, 3, 6, 5, 8, 7]
+
+
+def test_conv2d_transpose_checks_x_against_output_shape():
+    """TF.js 4.22 reads dy out of bounds when outputShape disagrees with x; here it raises."""
+    import tidytensor as tf
+
+    with pytest.raises(tf.TidyTensorError, match="spatial shape"):
+        tf.conv2d_transpose(tf.ones([2, 1, 3]), tf.ones([2, 3, 2, 3]), [7, 2, 2], 2, "same")

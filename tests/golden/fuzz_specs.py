@@ -1057,6 +1057,10 @@ def conv(g: Gen) -> list:
         strides = g.r.choice([1, 2, [1, 2]])
         dil = 1 if strides != 1 or g.r.random() < 0.5 else g.r.choice([2, [2, 1]])
         pad = g.r.choice(["same", "valid", 1])
+        dh, dw_ = _both(dil)
+        if _out_dim(h, fh, 1, dh, pad, 0) < 1 or _out_dim(w, fw, 1, dw_, pad, 0) < 1:
+            # TF.js 4.22 returns a tensor of negative shape here; tidytensor raises.
+            pad = "same"
         xs = _maybe_batch(g, [h, w, c])
         pw = [1, 1, c * m if i != 9 else c * m + 1, oc]
         case(cases, f"separableConv2d {i} x{xs} f{fh}x{fw}x{m} pw{pw} s{strides} {pad} d{dil}", "separableConv2d",
@@ -1863,6 +1867,180 @@ def norm(g: Gen) -> list:
     return cases
 
 
+def nn_edges(g: Gen) -> list:
+    """Odd arguments for the nn families: empty and int32 tensors, special values, lists of the
+    wrong length, zero or negative sizes, unknown modes.
+
+    Not here, on purpose (TF.js 4.22 returns garbage or corrupt shapes, or takes what it
+    should not; tidytensor raises a clear error): fractional strides, sizes or bin counts
+    (conv2d strides 1.5, resizeBilinear [2.5, 2], bincount size 2.5, nonMaxSuppression
+    maxOutputSize 1.7), maxPool filterSize 0, rotateWithOffset center [0.5], unknown transform
+    fillModes, moments over repeated axes, negative spaceToBatchND paddings (see pad in
+    transform) and gramSchmidt of a rank-3 tensor.
+    """
+    cases: list = []
+    x4 = _t(g, [1, 3, 3, 2])
+    x3 = _t(g, [3, 3, 2])
+    f = _t(g, [2, 2, 2, 1])
+    e4 = {"tensor": [], "shape": [0, 3, 3, 2]}
+    sp = {"tensor": ["NaN", 1, "Infinity", -1, "-Infinity", 2, 0, "NaN", 3], "shape": [1, 3, 3, 1]}
+    spi = _ints([INT32_MAX, INT32_MIN, 0, -1, 1, 7, 65536, 46341, -5], [1, 3, 3, 1])
+    # ResizeNearestNeighbor stores int32 images in a Float32Array (2147483647 comes back as
+    # -2147483648): that storage artifact is not compared.
+    spi_f32 = _ints([INT32_MAX - 127, INT32_MIN, 0, -1, 1, 7, 65536, 46341, -5], [1, 3, 3, 1])
+    for op, args in [
+        ("conv2d", [e4, f, 1, "same"]), ("conv2d", [_t(g, [1, 3, 3, 0]), _t(g, [2, 2, 0, 1]), 1, "same"]),
+        ("conv2d", [x4, _t(g, [2, 2, 2, 0]), 1, "valid"]), ("conv2d", [x4, f, [1, 1, 1], "same"]),
+        ("conv2d", [x4, f, 1, "same", "NHWC", [1, 1, 1]]), ("conv2d", [x4, f, -1, "same"]),
+        ("conv2d", [x4, f, 1, -1]), ("conv2d", [x4, f, 1, [[0, 0], [1, 1], [1, 1]]]),
+        ("conv2d", [x4, f, 1, [[1, 1], [1, 1], [1, 1], [0, 0]]]),
+        ("conv2d", [x4, f, 1, [[0, 0], [1, 1], [1, 1], [0, 0]], "NHWC", 1, "floor"]),
+        ("conv2d", [x4, f, 1, 1, "NHWC", 1, "trunc"]),
+        ("conv2d", [x4, _t(g, [5, 5, 2, 1]), 1, "same"]), ("conv2d", [x4, _t(g, [5, 5, 2, 1]), 2, "valid"]),
+        ("conv2d", [x3, f, 1, "same", "NCHW"]), ("conv2d", [{"tensor": [True, False, True, True], "shape": [1, 2, 2, 1], "dtype": "bool"}, _t(g, [1, 1, 1, 1]), 1, "same"]),
+        ("conv2d", [sp, {"tensor": [1, 0, 0, 1], "shape": [2, 2, 1, 1]}, 1, "same"]),
+        ("conv2d", [sp, {"tensor": [0, 0, 0, 0], "shape": [2, 2, 1, 1]}, 1, "valid"]),
+        ("conv2d", [spi, _ints([1], [1, 1, 1, 1]), 1, "valid"]),
+        ("conv1d", [_t(g, [2, 3]), _t(g, [4, 3, 1]), 1, "valid"]), ("conv1d", [_t(g, [1, 5, 2]), _t(g, [2, 2, 1]), 2, "same", "NWC", 2]),
+        ("conv1d", [_t(g, [1, 5, 2]), _t(g, [2, 2, 1]), 1, [[0, 0], [1, 1], [0, 0]]]),
+        ("conv1d", [{"tensor": [], "shape": [0, 5, 2]}, _t(g, [2, 2, 1]), 1, "same"]),
+        ("conv2dTranspose", [x4, _t(g, [2, 2, 1, 2]), [1, 3, 3, 1], 1, "same"]),
+        ("conv2dTranspose", [x4, _t(g, [2, 2, 1, 3]), [1, 3, 3, 1], 1, "same"]),
+        ("conv2dTranspose", [x4, _t(g, [2, 2, 1, 2]), [1, 3, 3, 2], 1, "same"]),
+        ("conv2dTranspose", [x4, _t(g, [2, 2, 1, 2]), [3, 3, 1], 1, "same"]),
+        ("conv2dTranspose", [x4, _t(g, [2, 2, 1, 2]), [1, 6, 6, 1], 2, "same", "floor"]),
+        ("conv2dTranspose", [x4, _t(g, [2, 2, 1, 2]), [1, 6, 6, 1], 2, 0, "floor"]),
+        ("conv2dTranspose", [e4, _t(g, [2, 2, 1, 2]), [0, 3, 3, 1], 1, "same"]),
+        ("conv3d", [_t(g, [2, 2, 2, 1]), _t(g, [1, 1, 1, 1, 1]), 1, "valid"]),
+        ("conv3d", [_t(g, [1, 2, 2, 2, 1]), _t(g, [1, 1, 1, 2, 1]), 1, "valid"]),
+        ("conv3d", [_t(g, [1, 3, 3, 3, 1]), _t(g, [2, 2, 2, 1, 1]), 2, "valid", "NDHWC", 2]),
+        ("conv3d", [_t(g, [1, 2, 2, 2, 1]), _t(g, [1, 1, 1, 1, 1]), 1, 1]),
+        ("conv3dTranspose", [_t(g, [1, 2, 2, 2, 1]), _t(g, [1, 1, 1, 1, 2]), [1, 2, 2, 2, 1], 1, "valid"]),
+        ("depthwiseConv2d", [x4, _t(g, [2, 2, 2, 2]), [2, 1], "same"]),
+        ("depthwiseConv2d", [x4, _t(g, [2, 2, 2, 2]), 1, "same", "NCHW"]),
+        ("depthwiseConv2d", [x4, _t(g, [2, 2, 2, 2]), 2, "same", "NHWC", 2]),
+        ("depthwiseConv2d", [x4, _t(g, [2, 2, 2, 0]), 1, "same"]),
+        ("depthwiseConv2d", [sp, {"tensor": [1, 0, 0, 1], "shape": [2, 2, 1, 1]}, 1, "same"]),
+        ("depthwiseConv2d", [x4, _t(g, [2, 2, 2, 1]), 1, [[0, 0], [1, 0], [0, 1], [0, 0]]]),
+        ("separableConv2d", [x4, _t(g, [2, 2, 2, 1]), _t(g, [1, 1, 2, 3]), 1, "same", 1, "NCHW"]),
+        ("separableConv2d", [x4, _t(g, [2, 2, 2, 1]), _t(g, [2, 1, 2, 3]), 1, "same"]),
+        ("separableConv2d", [x3, _t(g, [2, 2, 2, 1]), _t(g, [1, 1, 2, 3]), 1, 1]),
+        ("dilation2d", [x4, _t(g, [2, 2, 3]), 1, "same"]), ("dilation2d", [x4, _t(g, [2, 2]), 1, "same"]),
+        ("dilation2d", [x4, _t(g, [2, 2, 2]), 1, "same", 1, "NCHW"]), ("dilation2d", [x4, _t(g, [2, 2, 2]), 2, "same", 2]),
+        ("dilation2d", [sp, {"tensor": [0, "-Infinity", 1, 0], "shape": [2, 2, 1]}, 1, "same"]),
+        ("dilation2d", [spi, _ints([0, 1, 2, 3], [2, 2, 1]), 1, "same"]),
+        ("maxPool", [sp, 2, 1, "same"]), ("avgPool", [sp, 2, 1, "same"]), ("maxPool", [spi, 2, 1, "valid"]),
+        ("avgPool", [spi, 2, 1, "valid"]), ("maxPool", [e4, 2, 1, "same"]), ("maxPool", [x4, 5, 1, "valid"]),
+        ("maxPool", [x4, 2, 0, "valid"]), ("avgPool", [x4, 4, 1, "same"]),
+        ("maxPool", [x4, [2, 2, 2], 1, "valid"]), ("avgPool", [x4, 2, 1, [[0, 0], [1, 1], [1, 1], [0, 0]]]),
+        ("maxPool", [x4, 2, 1, 1, "floor"]), ("maxPool", [x4, 2, 1, 1, "ceil"]), ("avgPool", [x4, 2, 2, 1, "round"]),
+        ("maxPool", [{"tensor": [True, False, True, True], "shape": [1, 2, 2, 1], "dtype": "bool"}, 1, 1, "valid"]),
+        ("pool", [sp, 2, "max", "same", 1, 1]), ("pool", [sp, 2, "avg", "same", 2, 1]),
+        ("pool", [x4, 2, "max", "valid", [1, 2], 1]), ("pool", [x4, 2, "avg", "same", 1, 2, "floor"]),
+        ("pool", [x4, 2, "max", 1]), ("pool", [x3, [2, 1], "avg", "valid", [2, 1]]),
+        ("pool", [e4, 2, "max", "same"]), ("pool", [spi, 2, "max", "same"]), ("pool", [spi, 2, "avg", "same"]),
+        ("maxPool3d", [_t(g, [1, 2, 2, 2, 1]), 3, 1, "valid"]), ("maxPool3d", [_t(g, [2, 2, 2, 1]), 2, 1, "same"]),
+        ("avgPool3d", [_t(g, [1, 2, 2, 2, 1]), 2, 1, 1, "floor"]), ("maxPool3d", [_ints([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 2, 2, 1]), 2, 1, "same"]),
+        ("avgPool3d", [_ints([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 2, 2, 1]), 2, 1, "same"]),
+        ("maxPool3d", [{"tensor": ["NaN", 1, 2, 3, "Infinity", 5, 6, 7], "shape": [1, 2, 2, 2, 1]}, 2, 1, "same"]),
+        ("maxPoolWithArgmax", [sp, 2, 1, "same"]), ("maxPoolWithArgmax", [x3, 2, 1, "same"]),
+        ("maxPoolWithArgmax", [spi, 2, 1, "same", True]), ("maxPoolWithArgmax", [_t(g, [2, 3, 3, 2]), 2, 2, "valid", True]),
+        ("image.resizeBilinear", [x4, [0, 2]]), ("image.resizeBilinear", [e4, [2, 2]]),
+        ("image.resizeBilinear", [sp, [4, 4]]), ("image.resizeBilinear", [spi, [2, 5]]), ("image.resizeBilinear", [spi, [4, 4], True]),
+        ("image.resizeNearestNeighbor", [sp, [5, 2], False, True]), ("image.resizeNearestNeighbor", [spi_f32, [5, 5]]),
+        ("image.resizeNearestNeighbor", [{"tensor": [], "shape": [1, 0, 2, 1]}, [2, 2]]),
+        ("image.resizeBilinear", [{"tensor": [], "shape": [1, 0, 2, 1]}, [2, 2]]),
+        ("image.resizeBilinear", [_t(g, [1, 1, 1, 1]), [3, 3], True]), ("image.resizeNearestNeighbor", [_t(g, [1, 1, 1, 2]), [3, 2], True]),
+        ("image.cropAndResize", [sp, {"tensor": [0, 0, 1, 1, 0.5, 0.5, 0.5, 0.5], "shape": [2, 4]}, _ints([0, 0]), [3, 3]]),
+        ("image.cropAndResize", [x4, {"tensor": [0, 0, 1, 1], "shape": [1, 4]}, _ints([-1]), [2, 2]]),
+        ("image.cropAndResize", [x4, {"tensor": [], "shape": [0, 4]}, _ints([], [0]), [2, 2]]),
+        ("image.cropAndResize", [x4, {"tensor": ["NaN", 0, 1, 1], "shape": [1, 4]}, _ints([0]), [2, 2]]),
+        ("image.cropAndResize", [spi, {"tensor": [0, 0, 1, 1], "shape": [1, 4]}, _ints([0]), [3, 3], "nearest"]),
+        ("image.cropAndResize", [x4, {"tensor": [0, 0, 1, 1], "shape": [1, 4]}, _ints([0]), [2, 2], "bilinear", {"value": "NaN"}]),
+        ("image.flipLeftRight", [spi]), ("image.flipLeftRight", [e4]),
+        ("image.rotateWithOffset", [x3, 1]), ("image.rotateWithOffset", [spi, 0.5]), ("image.rotateWithOffset", [sp, 0]),
+        ("image.rotateWithOffset", [x4, {"value": "NaN"}]),
+        ("image.nonMaxSuppression", [{"tensor": [0, 0, 1, 1], "shape": [1, 4]}, {"tensor": [1]}, -1]),
+        ("image.nonMaxSuppression", [{"tensor": [0, 0, 1, 1], "shape": [1, 4]}, {"tensor": [1, 2]}, 1]),
+        ("image.nonMaxSuppression", [{"tensor": [0, 0, 1, 1, 0, 0, 1, 1], "shape": [2, 4]}, {"tensor": [0.5, 0.5]}, 2, 0.5]),
+        ("image.nonMaxSuppression", [{"tensor": [1, 1, 0, 0, 0, 0, 1, 1], "shape": [2, 4]}, {"tensor": [0.4, 0.6]}, 2, 0.5]),
+        ("image.nonMaxSuppression", [{"tensor": [0, 0, 0, 0, 0, 0, 0, 0], "shape": [2, 4]}, {"tensor": [0.4, 0.6]}, 2, 0]),
+        ("image.nonMaxSuppressionWithScore", [{"tensor": [0, 0, 1, 1, 0, 0.5, 1, 1.5], "shape": [2, 4]}, {"tensor": [0.9, 0.8]}, 2, 0.5, 0, -1]),
+        ("image.nonMaxSuppressionPadded", [{"tensor": [], "shape": [0, 4]}, {"tensor": [], "shape": [0]}, 3, 0.5, 0, True]),
+        ("image.threshold", [_t(g, [2, 2, 1], lo=0, hi=1), "binary", False, 1.5]),
+        ("image.threshold", [_t(g, [2, 2]), "binary"]), ("image.threshold", [_ints([0, 0, 0, 0], [2, 2, 1]), "otsu"]),
+        ("image.threshold", [_ints([255, 255, 255, 255], [2, 2, 1]), "otsu", True]),
+        ("image.transform", [x4, {"tensor": [1, 0, 0, 0, 1, 0, 0, 0], "shape": [1, 8]}, "cubic"]),
+        ("image.transform", [x4, {"tensor": [1, 0, 0, 0, 1, 0], "shape": [1, 6]}]),
+        ("image.transform", [x4, {"tensor": [0, 0, 0, 0, 0, 0, -1, -1], "shape": [1, 8]}, "bilinear", "constant", 7]),
+        ("image.transform", [spi, {"tensor": [1, 0.5, 0, 0, 1, 0, 0, 0], "shape": [1, 8]}, "bilinear"]),
+        ("image.transform", [x4, {"tensor": [1, 0, 0, 0, 1, 0, 0, 0], "shape": [1, 8]}, "nearest", "constant", 0, [0, 2]]),
+        ("image.grayscaleToRGB", [_t(g, [1])]), ("image.rgbToGrayscale", [_t(g, [3])]),
+        ("image.rgbToGrayscale", [_ints([INT32_MAX, 1, 2], [1, 3])]),
+        ("batchNorm", [sp, {"tensor": [0]}, {"tensor": [0]}, {"undefined": True}, {"undefined": True}, 0]),
+        ("batchNorm", [x4, {"tensor": [1, 2, 3]}, {"tensor": [1]}]), ("batchNorm", [x4, {"tensor": [1]}, {"tensor": [-1]}]),
+        ("batchNorm", [{"tensor": [], "shape": [0, 2]}, {"tensor": [1, 2]}, {"tensor": [1, 1]}]),
+        ("batchNorm", [spi, _ints([1]), _ints([2]), _ints([3]), _ints([2])]),
+        ("localResponseNormalization", [sp, 1]), ("localResponseNormalization", [spi, 1]),
+        ("localResponseNormalization", [x4, 0.5]), ("localResponseNormalization", [e4]),
+        ("moments", [sp, [1, 2]]), ("moments", [{"tensor": [], "shape": [0, 2]}, 0]), ("moments", [spi, {"undefined": True}, True]),
+        ("moments", [x4, 4]),
+        ("unsortedSegmentSum", [x3, _ints([0, 1]), 2]), ("unsortedSegmentSum", [x3, _ints([0, 5, 1]), 2]),
+        ("unsortedSegmentSum", [x3, {"tensor": [0, 1, 1]}, 2]), ("unsortedSegmentSum", [x3, _ints([0, 1, 1]), 0]),
+        ("unsortedSegmentSum", [sp, _ints([0]), 1]), ("unsortedSegmentSum", [_ints([INT32_MAX, 1, 5]), _ints([0, 0, 1]), 2]),
+        ("gather", [x3, _ints([3]), 0]), ("gather", [x3, _ints([-1]), 0]), ("gather", [x3, _ints([[0], [1], [2]], [3, 1]), 1, 2]),
+        ("gather", [x3, _ints([0, 1, 0], [3, 1]), 1, 1]), ("gather", [x3, _ints([0, 1], [2, 1]), 1, 1]),
+        ("gatherND", [x3, _ints([3, 0], [1, 2])]), ("gatherND", [x3, _ints([0, 0, 0, 0], [1, 4])]),
+        ("gatherND", [x3, _ints([], [0, 2])]), ("gatherND", [x3, {"tensor": [0, 0], "shape": [1, 2]}]),
+        ("gatherND", [x3, _ints([-1, 0], [1, 2])]), ("gatherND", [x3, _ints([1])]),
+        ("scatterND", [_ints([0, 0], [2, 1]), _t(g, [2]), [3]]), ("scatterND", [_ints([5], [1, 1]), _t(g, [1]), [3]]),
+        ("scatterND", [_ints([0], [1, 1]), _t(g, [1]), [0]]), ("scatterND", [_ints([], [0, 1]), _t(g, [0]), [3]]),
+        ("scatterND", [_ints([0, 1], [2, 1]), {"tensor": [True, False], "dtype": "bool"}, [3]]),
+        ("tensorScatterUpdate", [x3, _ints([0, 0], [2, 1]), _t(g, [2, 3, 2])]),
+        ("tensorScatterUpdate", [x3, _ints([5], [1, 1]), _t(g, [1, 3, 2])]),
+        ("tensorScatterUpdate", [x3, _ints([0], [1, 1]), _ints([1, 2, 3, 4, 5, 6], [1, 3, 2])]),
+        ("sparseToDense", [_ints([1, 1]), _t(g, [2]), [3]]), ("sparseToDense", [_ints([2, 1]), _t(g, [2]), [3]]),
+        ("sparseToDense", [_ints([5]), _t(g, [1]), [3]]), ("sparseToDense", [_ints([0, 1]), _t(g, [3]), [3]]),
+        ("sparseToDense", [_ints([0, 1]), _t(g, [2]), [3], _t(g, [2])]), ("sparseToDense", [_ints([0, 1]), _ints([1, 2]), [3], 1.5]),
+        ("spaceToBatchND", [x4, [2, 2], [[0, 1], [0, 1]]]), ("spaceToBatchND", [x4, [2], [[1, 0]]]),
+        ("spaceToBatchND", [x4, [2, 2], [[0, 0], [0, 0]]]), ("spaceToBatchND", [x4, [0, 1], [[0, 0], [0, 0]]]),
+        ("batchToSpaceND", [_t(g, [4, 1, 1, 1]), [2, 2], [[0, 0], [0, 0]]]), ("batchToSpaceND", [_t(g, [4, 1, 1, 1]), [2, 2], [[2, 0], [0, 0]]]),
+        ("batchToSpaceND", [_t(g, [4, 1, 1, 1]), [2], [[0, 1]]]), ("batchToSpaceND", [_t(g, [3, 1, 1, 1]), [2, 2], [[0, 0], [0, 0]]]),
+        ("depthToSpace", [x3, 2]), ("depthToSpace", [_t(g, [1, 1, 1, 4]), 1]), ("depthToSpace", [_t(g, [1, 1, 1, 4]), 2, "NCWH"]),
+        ("depthToSpace", [_ints([1, 2, 3, 4], [1, 1, 1, 4]), 2]), ("depthToSpace", [_t(g, [1, 4, 1, 1]), 2, "NCHW"]),
+        ("mirrorPad", [x3, [[0, 0], [0, 0]], "reflect"]), ("mirrorPad", [x3, [[3, 0], [0, 0], [0, 0]], "reflect"]),
+        ("mirrorPad", [x3, [[3, 0], [0, 0], [0, 0]], "symmetric"]), ("mirrorPad", [x3, [[-1, 0], [0, 0], [0, 0]], "reflect"]),
+        ("mirrorPad", [{"tensor": 3}, [], "reflect"]), ("mirrorPad", [{"tensor": [], "shape": [0]}, [[0, 0]], "reflect"]),
+        ("mirrorPad", [{"tensor": ["a", "b"]}, [[1, 1]], "reflect"]), ("mirrorPad", [{"tensor": [True, False], "dtype": "bool"}, [[1, 1]], "symmetric"]),
+        ("searchSorted", [{"tensor": [1, 2, "NaN"]}, {"tensor": ["NaN", 2, 3]}]), ("searchSorted", [{"tensor": [], "shape": [0]}, {"tensor": [1]}]),
+        ("searchSorted", [{"tensor": [1, 2]}, {"tensor": [], "shape": [0]}]), ("searchSorted", [_ints([1, 2, 2, 3]), _ints([2, 0, 9])]),
+        ("searchSorted", [_ints([1, 2, 2, 3]), {"tensor": [2.5]}]), ("searchSorted", [{"tensor": 1}, {"tensor": [1]}]),
+        ("searchSorted", [{"tensor": [1, 2, 3, 4], "shape": [2, 2]}, {"tensor": [1, 2, 3], "shape": [3, 1]}]),
+        ("lowerBound", [{"tensor": ["-Infinity", 0, "Infinity"]}, {"tensor": ["-Infinity", "Infinity", 0]}]),
+        ("upperBound", [{"tensor": ["-Infinity", 0, "Infinity"]}, {"tensor": ["-Infinity", "Infinity", 0]}]),
+        ("bincount", [_ints([0, 1, 1, 3]), {"tensor": [0.5, 1, 2, 3]}, 2]), ("bincount", [_ints([0, 1]), {"tensor": [1]}, 2]),
+        ("bincount", [_ints([[0, 1]], [1, 2]), {"tensor": [], "shape": [0]}, 2]),
+        ("denseBincount", [_ints([0, 1, 1, 3]), {"tensor": [0.5, 1, 2, 3]}, 2, True]),
+        ("denseBincount", [_ints([0, 1, 1, 3], [1, 2, 2]), {"tensor": [], "shape": [0]}, 4]),
+        ("denseBincount", [_ints([[0, 1], [1, 5]], [2, 2]), _ints([1, 2, 3, 4], [2, 2]), 3]),
+        ("einsum", ["ij,jk->ik", _ints([1, 2, 3, 4], [2, 2]), _ints([1, 2, 3, 4], [2, 2])]),
+        ("einsum", ["ij,jk->ik", x3]), ("einsum", ["ij->ij", _t(g, [2, 2])]), ("einsum", ["i->ii", _t(g, [2])]),
+        ("einsum", ["ij,jk->ik", _t(g, [2, 0]), _t(g, [0, 3])]), ("einsum", ["ij,ij->i", sp.copy() | {"shape": [3, 3]}, sp.copy() | {"shape": [3, 3]}]),
+        ("einsum", ["ij,kl->ijkl", _t(g, [2, 2]), _t(g, [2, 2])]), ("einsum", ["aa,a->a", _t(g, [2, 2]), _t(g, [2])]),
+        ("einsum", ["IJ,JK->IK", _t(g, [2, 2]), _t(g, [2, 2])]), ("einsum", ["i j,j->i", _t(g, [2, 2]), _t(g, [2])]),
+        ("linalg.bandPart", [sp.copy() | {"shape": [3, 3]}, 0, 0]), ("linalg.bandPart", [_ints([1, 2, 3, 4], [2, 2]), -1, 0]),
+        ("linalg.bandPart", [_t(g, [2, 2]), 1.5, 0]), ("linalg.bandPart", [_t(g, [2, 2]), {"tensor": 1, "dtype": "int32"}, {"tensor": 0, "dtype": "int32"}]),
+        ("linalg.bandPart", [{"tensor": [], "shape": [0, 2]}, 0, 0]),
+        ("linalg.qr", [_t(g, [3])]), ("linalg.qr", [{"tensor": [0, 0, 0, 0], "shape": [2, 2]}]),
+        ("linalg.qr", [{"tensor": [1, 1, 1, 1], "shape": [2, 2]}, True]), ("linalg.qr", [_ints([1, 2, 3, 4], [2, 2])]),
+        ("linalg.qr", [{"tensor": [], "shape": [0, 2]}]), ("linalg.qr", [{"tensor": ["NaN", 1, 2, 3], "shape": [2, 2]}]),
+        ("linalg.gramSchmidt", [{"tensor": [1, 0, 0, 2, 0, 0], "shape": [2, 3]}]), ("linalg.gramSchmidt", [{"list": []}]),
+        ("linalg.gramSchmidt", [{"list": [_t(g, [2]), _t(g, [3])]}]),
+    ]:  # fmt: skip
+        case(cases, f"{op} {json.dumps(args)[:110]}", op, args, **NN_TOL)
+    return cases
+
+
 FAMILIES = {
     "unary": unary,
     "binary": binary,
@@ -1880,6 +2058,7 @@ FAMILIES = {
     "pool": pool,
     "image": image,
     "norm": norm,
+    "nn_edges": nn_edges,
 }
 
 

@@ -114,3 +114,19 @@ def test_conv2d_transpose_checks_x_against_output_shape():
 
     with pytest.raises(tf.TidyTensorError, match="spatial shape"):
         tf.conv2d_transpose(tf.ones([2, 1, 3]), tf.ones([2, 3, 2, 3]), [7, 2, 2], 2, "same")
+
+
+def test_lrn_of_int32_rounds_through_float32():
+    """TF.js's LRN kernel stores into a Float32Array before the int32 truncation."""
+    import tidytensor as tf
+
+    x = tf.tensor([65536, 46341, 1], [1, 1, 3, 1], "int32")
+    assert tf.local_response_normalization(x, 1).data_sync().tolist() == [1, 1, 0]
+
+
+def test_batch_norm_of_int32_rounds_through_float32():
+    import tidytensor as tf
+
+    x = tf.tensor([2147483647, 65536], None, "int32")
+    got = tf.batch_norm(x, tf.tensor([0.0]), tf.tensor([1.0]), None, tf.tensor([0.7]))
+    assert got.data_sync().tolist() == [1502487424, 45852]  # TF.js 4.22

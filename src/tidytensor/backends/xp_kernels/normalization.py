@@ -52,7 +52,8 @@ def fused_batch_norm(*arrays, xp, variance_epsilon=0.001, has_scale=False, has_o
             out = _cycled(offset, n, xp) + out
         else:
             out = out + 0.0
-        return from_double(out, x.dtype, xp).reshape(x.shape)
+        # A Float32Array store in TF.js, also for int32 x (truncated after the rounding).
+        return from_double(out.astype(xp.float32), x.dtype, xp).reshape(x.shape)
 
 
 # ---------------------------------------------------------------------------- LRN
@@ -78,7 +79,9 @@ def lrn(x, *, xp, depth_radius, bias, alpha, beta):
     with xp.errstate(all="ignore"):
         total = _window_sum(xv * xv, depth_radius, xp)
         out = xv * xp.power(bias + alpha * total, -float(beta))
-        return from_double(out, x.dtype, xp)
+        # TF.js's kernel stores into a Float32Array, also for int32 input (then truncated):
+        # 65536 / sqrt(1 + 65536**2) is 1 there, not 0.
+        return from_double(out.astype(xp.float32), x.dtype, xp)
 
 
 def lrn_grad(x, y, dy, *, xp, depth_radius, bias, alpha, beta):

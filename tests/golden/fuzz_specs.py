@@ -669,7 +669,8 @@ def transform(g: Gen) -> list:
 
 
 def _grad_case(cases, name, op, args, positions, **extra) -> None:
-    case(cases, f"grad {name}", op, args, grad=positions, atol=1e-4, rtol=1e-4, **extra)
+    extra = {"atol": 1e-4, "rtol": 1e-4, **extra}
+    case(cases, f"grad {name}", op, args, grad=positions, **extra)
 
 
 def grads(g: Gen) -> list:
@@ -2041,6 +2042,178 @@ def nn_edges(g: Gen) -> list:
     return cases
 
 
+def nn_grads(g: Gen) -> list:
+    """Gradients of the misc nn ops, with broadcasting and odd settings."""
+    cases: list = []
+    for i in range(6):
+        rank = g.r.randint(1, 4)
+        shape = [g.r.randint(1, 3) for _ in range(rank)]
+        c = shape[-1]
+        ps = [g.r.choice([[c], [1], list(shape)]) for _ in range(4)]
+        args = [_t(g, shape), _t(g, ps[0]), _t(g, ps[1], lo=0.2, hi=2), _t(g, ps[2]), _t(g, ps[3])]
+        _grad_case(cases, f"batchNorm {i} {shape} {ps}", "batchNorm", args, [0, 1, 2, 3, 4])
+    for i in range(5):
+        shape = [g.r.randint(1, 3) for _ in range(g.r.randint(1, 3))]
+        axis = sorted(g.r.sample(range(len(shape)), g.r.randint(1, len(shape))))
+        _grad_case(
+            cases, f"moments {i} {shape} {axis}", "moments", [_t(g, shape), axis, i % 2 == 0], [0]
+        )
+    for i in range(4):
+        xs = [g.r.randint(1, 2), g.r.randint(1, 3), g.r.randint(1, 3), g.r.randint(1, 5)]
+        args = [
+            _t(g, xs),
+            g.r.randint(0, 3),
+            g.r.choice([1, 0.5]),
+            g.r.choice([1, 0.1]),
+            g.r.choice([0.5, 0.75]),
+        ]
+        _grad_case(
+            cases,
+            f"localResponseNormalization {i} {xs} {args[1:]}",
+            "localResponseNormalization",
+            args,
+            [0],
+        )
+    for i in range(4):
+        b = g.r.randint(1, 3)
+        xs = [b, g.r.randint(1, 3), g.r.randint(1, 3)]
+        idx = _ints([g.r.randint(0, xs[2] - 1) for _ in range(b * 2)], [b, 2])
+        _grad_case(cases, f"gather batchDims {i} {xs}", "gather", [_t(g, xs), idx, 2, 1], [0])
+    x3 = _t(g, [2, 3, 2])
+    _grad_case(cases, "gatherND", "gatherND", [x3, _ints([0, 1, 1, 2, 0, 1], [3, 2])], [0])
+    _grad_case(
+        cases, "scatterND", "scatterND", [_ints([0, 2, 0], [3, 1]), _t(g, [3, 2]), [4, 2]], [1]
+    )
+    _grad_case(
+        cases,
+        "tensorScatterUpdate",
+        "tensorScatterUpdate",
+        [x3, _ints([1], [1, 1]), _t(g, [1, 3, 2])],
+        [0, 2],
+    )
+    _grad_case(cases, "sparseToDense", "sparseToDense", [_ints([0, 2]), _t(g, [2]), [4]], [1])
+    _grad_case(cases, "unsortedSegmentSum 3d", "unsortedSegmentSum", [x3, _ints([1, 1]), 3], [0])
+    for i in range(4):
+        bs = [g.r.randint(1, 3), g.r.randint(1, 2)]
+        sp = [g.r.randint(1, 3) * bs[0], g.r.randint(1, 3) * bs[1]]
+        pads = [[0, 0], [0, 0]]
+        _grad_case(
+            cases,
+            f"spaceToBatchND {i} {sp} {bs}",
+            "spaceToBatchND",
+            [_t(g, [1, *sp, 2]), bs, pads],
+            [0],
+        )
+        _grad_case(cases, f"batchToSpaceND {i} {bs}", "batchToSpaceND",
+                   [_t(g, [bs[0] * bs[1], 2, 2, 1]), bs, [[0, 1], [1, 0]] if bs[1] > 1 and bs[0] > 1 else [[0, 0], [0, 0]]], [0])  # fmt: skip
+    _grad_case(cases, "depthToSpace", "depthToSpace", [_t(g, [1, 2, 1, 8]), 2], [0])
+    # No linalg.bandPart gradient: TF.js 4.22's fails inside its unstack/stack gradients
+    # ("Argument tensors passed to stack must be a `Tensor[]`"); tidytensor's is the band mask.
+    for i in range(3):
+        m, n = g.r.randint(2, 4), g.r.randint(2, 3)
+        _grad_case(
+            cases,
+            f"linalg.qr {i} {m}x{n}",
+            "linalg.qr",
+            [_t(g, [m, n]), i == 2],
+            [0],
+            atol=1e-3,
+            rtol=1e-3,
+        )
+    _grad_case(
+        cases,
+        "linalg.gramSchmidt",
+        "linalg.gramSchmidt",
+        [_t(g, [2, 3])],
+        [0],
+        atol=1e-3,
+        rtol=1e-3,
+    )
+    _grad_case(
+        cases, "einsum ij,jk->ik", "einsum", ["ij,jk->ik", _t(g, [2, 3]), _t(g, [3, 2])], [1, 2]
+    )
+    _grad_case(cases, "einsum i,i->", "einsum", ["i,i->", _t(g, [3]), _t(g, [3])], [1, 2])
+    _grad_case(
+        cases, "maxPoolWithArgmax", "maxPoolWithArgmax", [_t(g, [1, 3, 3, 1]), 2, 1, "same"], [0]
+    )
+    _grad_case(cases, "cropAndResize", "image.cropAndResize",
+               [_t(g, [1, 3, 3, 1]), {"tensor": [0, 0, 1, 1], "shape": [1, 4]}, _ints([0]), [2, 2]], [0, 1])  # fmt: skip
+    _grad_case(cases, "rotateWithOffset", "image.rotateWithOffset", [_t(g, [1, 3, 3, 1]), 0.5], [0])
+    _grad_case(cases, "flipLeftRight", "image.flipLeftRight", [_t(g, [1, 2, 3, 1])], [0])
+    _grad_case(cases, "dilation2d NaN", "dilation2d",
+               [{"tensor": [1, "NaN", 2, 3], "shape": [1, 2, 2, 1]}, _t(g, [2, 2, 1]), 1, "same"], [0, 1])  # fmt: skip
+    # Conv grads in odd settings.
+    for i in range(4):
+        c = g.r.randint(1, 2)
+        xs = [1, c, g.r.randint(2, 4), g.r.randint(2, 4)]
+        _grad_case(cases, f"conv2d NCHW {i} {xs}", "conv2d",
+                   [_t(g, xs), _t(g, [2, 2, c, 2]), g.r.choice([1, 2]), g.r.choice(["same", "valid", 1]), "NCHW"], [0, 1])  # fmt: skip
+    for i in range(4):
+        xs = [1, g.r.randint(3, 5), g.r.randint(3, 5), 2]
+        _grad_case(cases, f"depthwiseConv2d dilated {i} {xs}", "depthwiseConv2d",
+                   [_t(g, xs), _t(g, [2, 2, 2, 2]), 1, g.r.choice(["same", "valid"]), "NHWC", g.r.choice([2, [1, 2]])], [0, 1])  # fmt: skip
+    for i in range(3):
+        _grad_case(cases, f"conv3d dilated {i}", "conv3d",
+                   [_t(g, [1, 3, 3, 3, 1]), _t(g, [2, 2, 2, 1, 1]), 1, g.r.choice(["same", "valid"]), "NDHWC", 2], [0, 1])  # fmt: skip
+        _grad_case(cases, f"conv3dTranspose {i}", "conv3dTranspose",
+                   [_t(g, [1, 2, 2, 2, 1]), _t(g, [2, 2, 2, 1, 1]), [1, 3, 3, 3, 1], 1, "valid"], [0, 1])  # fmt: skip
+    for i in range(3):
+        _grad_case(cases, f"conv2dTranspose number pad {i}", "conv2dTranspose",
+                   [_t(g, [1, 3, 3, 1]), _t(g, [3, 3, 2, 1]), [1, 3, 3, 2], 1, 1, g.r.choice(["floor", "ceil", "round"])], [0, 1])  # fmt: skip
+    for op in ["maxPool", "avgPool"]:
+        for i in range(3):
+            mode = g.r.choice(["floor", "ceil", "round"])
+            _grad_case(
+                cases, f"{op} rounding {i} {mode}", op, [_t(g, [1, 4, 5, 1]), 2, 2, 1, mode], [0]
+            )
+    _grad_case(cases, "pool strided", "pool", [_t(g, [1, 5, 5, 1]), 2, "avg", "same", 1, 2], [0])
+    _grad_case(
+        cases, "pool max strided", "pool", [_t(g, [1, 5, 5, 1]), 3, "max", "valid", 1, 2], [0]
+    )
+    _grad_case(
+        cases,
+        "pool dilated same",
+        "pool",
+        [_t(g, [1, 5, 4, 2]), [2, 2], "max", "same", [2, 2]],
+        [0],
+    )
+    _grad_case(
+        cases,
+        "maxPool NaN",
+        "maxPool",
+        [{"tensor": [1, "NaN", 2, 3], "shape": [1, 2, 2, 1]}, 2, 1, "same"],
+        [0],
+    )
+    _grad_case(
+        cases, "avgPool3d rounding", "avgPool3d", [_t(g, [1, 3, 3, 3, 1]), 2, 2, 1, "ceil"], [0]
+    )
+    _grad_case(
+        cases,
+        "maxPool3d int32",
+        "maxPool3d",
+        [_ints(list(range(8)), [1, 2, 2, 2, 1]), 2, 1, "same"],
+        [0],
+    )
+    _grad_case(
+        cases,
+        "resizeBilinear to 1x1 align",
+        "image.resizeBilinear",
+        [_t(g, [1, 3, 3, 1]), [1, 1], True],
+        [0],
+    )
+    _grad_case(
+        cases, "resizeBilinear from 1x1", "image.resizeBilinear", [_t(g, [1, 1, 1, 1]), [3, 3]], [0]
+    )
+    _grad_case(
+        cases,
+        "resizeNearestNeighbor down",
+        "image.resizeNearestNeighbor",
+        [_t(g, [1, 5, 5, 1]), [2, 2]],
+        [0],
+    )
+    return cases
+
+
 FAMILIES = {
     "unary": unary,
     "binary": binary,
@@ -2059,6 +2232,7 @@ FAMILIES = {
     "image": image,
     "norm": norm,
     "nn_edges": nn_edges,
+    "nn_grads": nn_grads,
 }
 
 

@@ -875,7 +875,7 @@ def _pair_or_int(g: Gen, lo: int, hi: int) -> Any:
 
 
 def _both(v: Any) -> tuple[int, int]:
-    return (v, v) if isinstance(v, int) else (v[0], v[1])
+    return (v, v) if isinstance(v, int) else (v[0], v[-1])
 
 
 def _pad_choice(g: Gen, nchw: bool = False, explicit: bool = True, rounding: bool = True):
@@ -909,6 +909,21 @@ def _out_dim(n: int, f: int, s: int, d: int, pad: Any, axis: int, mode: str | No
     return o if o > 0 else -1
 
 
+def _fit(
+    pad: Any, mode: Any, dims: list[int], fdims: list[int], strides: Any, dil: Any, off: int = 1
+):
+    """'same' where the output would be empty or negative: TF.js 4.22 returns tensors of
+    negative shape there (conv2d of a 1x1 image with a 3x3 filter, 'valid': [1, -1, -1, 1]),
+    tidytensor raises."""
+    ss, ds = _both(strides), _both(dil)
+    if 0 in ds:
+        return pad, mode
+    for axis, (n, f) in enumerate(zip(dims, fdims, strict=True)):
+        if _out_dim(n, f, ss[axis], ds[axis], pad, axis + off, mode) < 1:
+            return "same", None
+    return pad, mode
+
+
 def _js_round(v: float) -> int:
     return math.floor(v + 0.5)
 
@@ -929,6 +944,7 @@ def conv(g: Gen) -> list:
         if i % 9 == 8:  # invalid: both strides and dilations > 1 (or a zero dilation)
             strides, dil = 2, g.r.choice([2, 0])
         pad, mode = _pad_choice(g, nchw)
+        pad, mode = _fit(pad, mode, [h, w], [fh, fw], strides, dil, 1 + nchw)
         xs = _maybe_batch(g, [c, h, w] if nchw else [h, w, c])
         fc = c if i % 11 != 10 else c + 1  # invalid: in-depth mismatch
         args = [
@@ -954,6 +970,7 @@ def conv(g: Gen) -> list:
         stride = g.r.randint(1, 3)
         dil = 1 if stride > 1 or g.r.random() < 0.5 else g.r.randint(1, 3)
         pad, mode = _pad_choice(g, explicit=False)
+        pad, mode = _fit(pad, mode, [n], [fw], [stride], [dil])
         xs = [n, c] if g.r.random() < 0.3 else [g.r.randint(1, 2), n, c]
         args = [_t(g, xs), _t(g, [fw, c, oc]), stride, pad, "NCW" if ncw else "NWC", dil]
         if mode:
@@ -1028,6 +1045,7 @@ def conv(g: Gen) -> list:
         strides = g.r.choice([1, 1, 2, [1, 2], 3])
         dil = 1 if strides != 1 or g.r.random() < 0.5 else _pair_or_int(g, 1, 2)
         pad, mode = _pad_choice(g)
+        pad, mode = _fit(pad, mode, [h, w], [fh, fw], strides, dil)
         xs = _maybe_batch(g, [h, w, c])
         args = [
             _t(g, xs, special=0.04 if i % 6 == 0 else 0),
@@ -1282,6 +1300,7 @@ def pool(g: Gen) -> list:
             fs = _pair_or_int(g, 1, 3)
             strides = _pair_or_int(g, 1, 3)
             pad, mode = _pad_choice(g, explicit=i % 3 == 0)
+            pad, mode = _fit(pad, mode, [h, w], list(_both(fs)), strides, 1)
             xs = _maybe_batch(g, [h, w, c])
             args = [_t(g, xs, special=0.08 if i % 4 == 0 else 0), fs, strides, pad]
             if mode:
@@ -1301,6 +1320,7 @@ def pool(g: Gen) -> list:
         strides = _pair_or_int(g, 1, 2)
         dil = 1 if strides not in (1, [1, 1]) or g.r.random() < 0.4 else _pair_or_int(g, 1, 2)
         pad, mode = _pad_choice(g, explicit=False)
+        pad, mode = _fit(pad, mode, [h, w], list(_both(ws)), strides, dil)
         ptype = g.r.choice(["max", "avg"])
         xs = _maybe_batch(g, [h, w, c])
         args = [_t(g, xs), ws, ptype, pad, dil, strides]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from .. import kernel_names as k
-from ..backends.xp_kernels.reduction import reduced_axes
+from ..axis_util import keep_dims_shape, reduced_axes
 from ..kernel_registry import GradConfig, register_gradient
 
 
@@ -33,12 +33,6 @@ def get_undo_axes_permutation(perm: list[int]) -> list[int]:
     return sorted(range(len(perm)), key=lambda i: perm[i])
 
 
-def _expanded_dy_shape(x_shape: tuple[int, ...], axes: list[int]) -> list[int]:
-    """``x_shape`` with a 1 at each dim the forward kernel reduced (repeated axes included)."""
-    red = reduced_axes(x_shape, axes)
-    return [1 if i in red else d for i, d in enumerate(x_shape)]
-
-
 # ---------------------------------------------------------------------------- gradients
 def _sum_grad(dy, saved, attrs):
     from ..ops.arithmetic import mul
@@ -48,7 +42,7 @@ def _sum_grad(dy, saved, attrs):
     (x,) = saved
     # As in TF.js, the gradient is computed eagerly, not inside the thunk.
     der_x = mul(
-        reshape(dy, _expanded_dy_shape(x._shape, attrs["axis"])), ones(list(x._shape), "float32")
+        reshape(dy, keep_dims_shape(x._shape, attrs["axis"])), ones(list(x._shape), "float32")
     )
     return (lambda: der_x,)
 
@@ -63,7 +57,7 @@ def _mean_grad(dy, saved, attrs):
     reduce_size = math.prod(x._shape[a] for a in axes)
 
     def der_x():
-        expanded = reshape(dy, _expanded_dy_shape(x._shape, axes))
+        expanded = reshape(dy, keep_dims_shape(x._shape, axes))
         return div(mul(expanded, ones(list(x._shape), "float32")), reduce_size)
 
     return (der_x,)
@@ -76,9 +70,9 @@ def _min_max_grad(dy, x, y, axes):
     from ..ops.transformations import cast, reshape
 
     if y.rank < x.rank:
-        y = reshape(y, _expanded_dy_shape(x._shape, axes))
+        y = reshape(y, keep_dims_shape(x._shape, axes))
     if dy.rank < x.rank:
-        dy = reshape(dy, _expanded_dy_shape(x._shape, axes))
+        dy = reshape(dy, keep_dims_shape(x._shape, axes))
     return (lambda: mul(dy, cast(equal(x, y), dy.dtype)),)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import kernel_names as k
+from ..axis_util import keep_dims_shape
 from ..backends.xp_kernels.matrices import decode_einsum_equation, einsum_returns_input
 from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, INT32
@@ -22,7 +23,7 @@ from ._op import (
     real_number,
     run_kernel,
 )
-from .reduction import _is_int, js_str, keep_dims_arg, keep_dims_shape, parse_axis
+from .reduction import _is_int, js_str, keep_dims_arg, parse_axis
 
 __all__ = [
     "dot",

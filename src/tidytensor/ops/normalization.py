@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..autodiff import custom_grad
+from ..axis_util import keep_dims_shape
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import shape_str
@@ -27,7 +28,7 @@ from ._op import (
 )
 from .arithmetic import mul, sub
 from .basic_math import exp, log, square
-from .reduction import js_str, keep_dims_arg, keep_dims_shape, parse_axis
+from .reduction import js_str, keep_dims_arg, parse_axis
 from .reduction import max as max_
 from .reduction import mean as mean_
 from .reduction import sum as sum_

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
-from ..backends.xp_kernels.reduction import reduced_axes
+from ..axis_util import keep_dims_shape
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
@@ -104,13 +104,6 @@ def expand_shape_to_keep_dim(shape: tuple[int, ...] | list[int], axes: list[int]
     for dim in range(len(shape) + len(axes)):
         out.append(1 if dim in axes else next(it))
     return out
-
-
-def keep_dims_shape(x_shape: tuple[int, ...] | list[int], axes: list[int]) -> list[int]:
-    """The shape of a keepDims reduction of ``x_shape`` over the parsed ``axes``: a 1 at each
-    dim the kernels reduce (repeated axes reduce as in TF.js, see ``reduced_axes``)."""
-    red = reduced_axes(x_shape, axes)
-    return [1 if i in red else d for i, d in enumerate(x_shape)]
 
 
 def _not_complex(x: Tensor, op_name: str) -> None:

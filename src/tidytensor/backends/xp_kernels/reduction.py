@@ -10,30 +10,11 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
+from ...axis_util import reduced_axes
 from ...errors import InvalidArgumentError
 
 _TWO_32 = 4294967296.0
 _TWO_31 = 2147483648.0
-
-
-def reduced_axes(shape, axes) -> tuple[int, ...]:
-    """The input dims a TF.js reduction over ``axes`` actually reduces.
-
-    TF.js permutes the reduced axes to the end (``getAxesPermutation``) and then reduces the
-    ``len(axes)`` innermost dims, so duplicated axes reduce extra dims. With unique axes this
-    is simply ``axes``.
-    """
-    rank = len(shape)
-    axes = list(axes)
-    if len(set(axes)) == len(axes):
-        return tuple(sorted(axes))
-    if len(axes) >= rank:
-        return tuple(range(rank))
-    kept = [i for i in range(rank) if i not in axes]
-    perm = (kept + axes)[:rank]
-    if len(set(perm)) != rank:  # TF.js would read garbage here; reduce the named axes
-        return tuple(sorted(set(axes)))
-    return tuple(sorted(perm[rank - len(axes) :]))
 
 
 def _plan(x, axes, keep_dims):

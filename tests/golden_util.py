@@ -15,6 +15,8 @@ Spec format (one JSON list per family, ``specs/<family>.json``), one case per ob
   or any plain JSON value, passed as-is.
 - ``atol`` / ``rtol``: optional tolerances for this case (default 1e-5 each).
 - ``py_error``: optional substring our error message must contain.
+- ``then``: optional ``[method, args]``: the case calls that method of the op's result
+  (``tf.initializers.glorotUniform({seed}).apply(shape)``).
 - ``grad``: a list of argument positions: the case computes ``tf.grads`` of the op with
   respect to those arguments (others held fixed; ``[i, key]`` names a tensor inside the object
   argument ``i``, as in ``tf.fused.conv2d``'s config) instead of the op's value; ``dy``
@@ -129,8 +131,13 @@ def call_case(case: dict) -> Any:
         kwargs = args.pop()
     if case.get("method"):
         self, *rest = args
-        return getattr(self, snake_case(case["op"]))(*rest, **kwargs)
-    return resolve(case["op"])(*args, **kwargs)
+        result = getattr(self, snake_case(case["op"]))(*rest, **kwargs)
+    else:
+        result = resolve(case["op"])(*args, **kwargs)
+    if case.get("then"):  # [method, args]: tf.initializers.x(cfg).apply(shape)
+        name, then_args = case["then"]
+        result = getattr(result, snake_case(name))(*[decode_arg(a) for a in then_args])
+    return result
 
 
 def encode(result: Any) -> Any:

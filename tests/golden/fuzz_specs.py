@@ -2234,6 +2234,560 @@ def nn_grads(g: Gen) -> list:
     return cases
 
 
+# ------------------------------------------------------------------ losses, activations, signal,
+# random, strings / sparse / ragged / linalg / async ops
+
+LOSSES = ["absoluteDifference", "meanSquaredError", "hingeLoss", "huberLoss", "logLoss",
+          "sigmoidCrossEntropy", "softmaxCrossEntropy", "cosineDistance", "computeWeightedLoss"]  # fmt: skip
+
+
+def _loss_weights(g: Gen, shape: list[int]) -> Any:
+    """None, a scalar, a broadcast or a full weights tensor (some zeros) for losses of ``shape``."""
+    k = g.r.random()
+    if k < 0.25:
+        return {"undefined": True}
+    if k < 0.45:
+        return _t(g, [], lo=0, hi=2)
+    if k < 0.7 and shape:
+        w = _t(g, [1 if g.r.random() < 0.5 else d for d in shape], lo=0, hi=2)
+    else:
+        w = _t(g, shape, lo=-1, hi=2)
+    for i in range(len(w["tensor"])):
+        if g.r.random() < 0.3:
+            w["tensor"][i] = 0
+    return w
+
+
+def _reduction(g: Gen) -> Any:
+    return g.r.choice([0, 1, 2, 3, {"undefined": True}])
+
+
+def _loss_args(g: Gen, op: str, shape: list[int], special: float = 0.0) -> list:
+    """Positional args (labels, predictions, [axis,] weights, [param,] reduction)."""
+    if op == "computeWeightedLoss":
+        return [_t(g, shape, special), _loss_weights(g, shape), _reduction(g)]
+    if op == "logLoss":
+        labels, preds = _t(g, shape, special, 0, 1), _t(g, shape, special, 0, 1)
+    elif op == "hingeLoss":
+        labels = g.tensor(shape, lo=0, hi=1)
+        labels["tensor"] = [float(round(v)) for v in labels["tensor"]]
+        preds = _t(g, shape, special)
+    elif op == "sigmoidCrossEntropy":
+        labels, preds = _t(g, shape, special, 0, 1), _t(g, shape, special, -4, 4)
+    elif op == "softmaxCrossEntropy":
+        labels, preds = _t(g, shape, special, 0, 1), _t(g, shape, special, -4, 4)
+    else:
+        labels, preds = _t(g, shape, special), _t(g, shape, special)
+    if op == "cosineDistance":
+        axis = g.r.randint(-len(shape), len(shape) - 1) if shape else 0
+        red_shape = [1 if i == axis % max(len(shape), 1) else d for i, d in enumerate(shape)]
+        return [labels, preds, axis, _loss_weights(g, red_shape), _reduction(g)]
+    wshape = shape[:-1] if op == "softmaxCrossEntropy" else shape
+    args = [labels, preds, _loss_weights(g, wshape)]
+    if op == "huberLoss":
+        args.append(g.r.choice([1, 0.5, 2, 0.125, {"undefined": True}]))
+    elif op == "logLoss":
+        args.append(g.r.choice([1e-7, 1e-3, 0.25, {"undefined": True}]))
+    elif op in ("sigmoidCrossEntropy", "softmaxCrossEntropy"):
+        args.append(g.r.choice([0, 0.1, 0.5, 1, {"undefined": True}]))
+    args.append(_reduction(g))
+    return args
+
+
+def losses(g: Gen) -> list:
+    """tf.losses.* with random shapes, weights (none, scalar, broadcast, zeros), every reduction."""
+    cases: list = []
+    tl = {"atol": 1e-5, "rtol": 1e-4}
+    for op in LOSSES:
+        for i in range(10):
+            shape = g.shape(3, 4)
+            if op == "softmaxCrossEntropy" and not shape:
+                shape = [g.r.randint(1, 4)]
+            args = _loss_args(g, op, shape, special=0.1 if i >= 8 else 0.0)
+            case(cases, f"{op} {i} {shape}", f"losses.{op}", args, **tl)
+        for i in range(4):
+            shape = g.shape(2, 3)
+            if op == "softmaxCrossEntropy" and not shape:
+                shape = [3]
+            if op == "cosineDistance" and not shape:
+                shape = [2]
+            args = _loss_args(g, op, shape)
+            pos = [0] if op == "computeWeightedLoss" else g.r.choice([[1], [0, 1]])
+            w = 1 if op == "computeWeightedLoss" else (3 if op == "cosineDistance" else 2)
+            if isinstance(args[w], dict) and "tensor" in args[w] and g.r.random() < 0.5:
+                pos = [*pos, w]
+            _grad_case(cases, f"{op} {i} {shape} {pos}", f"losses.{op}", args, pos)
+        # int32 inputs and an empty batch
+        if op not in ("logLoss", "sigmoidCrossEntropy", "softmaxCrossEntropy", "hingeLoss"):
+            shape = [2, 3]
+            n = 1 if op == "computeWeightedLoss" else 2
+            ints = [g.tensor(shape, "int32", lo=-5, hi=5) for _ in range(n)]
+            extra = [1] if op == "cosineDistance" else []
+            case(cases, f"{op} int32", f"losses.{op}", [*ints, *extra], **tl)
+        shape = [0, 3]
+        args = _loss_args(g, op, shape)
+        case(cases, f"{op} empty", f"losses.{op}", args, **tl)
+    # Mismatched shapes and bad args.
+    for op in LOSSES[:-2]:
+        case(cases, f"{op} shape error", f"losses.{op}", [_t(g, [2, 3]), _t(g, [3, 2])])
+    case(cases, "cosineDistance shape error", "losses.cosineDistance",
+         [_t(g, [2, 3]), _t(g, [2, 2]), 1])  # fmt: skip
+    case(cases, "softmaxCrossEntropy weights shape error", "losses.softmaxCrossEntropy",
+         [_t(g, [2, 3], lo=0, hi=1), _t(g, [2, 3]), _t(g, [3], lo=0, hi=1)])  # fmt: skip
+    case(cases, "absoluteDifference weights broadcast error", "losses.absoluteDifference",
+         [_t(g, [2, 3]), _t(g, [2, 3]), _t(g, [2], lo=0, hi=1)])  # fmt: skip
+    case(cases, "computeWeightedLoss all-zero weights", "losses.computeWeightedLoss",
+         [_t(g, [2, 2]), {"tensor": [0, 0, 0, 0], "shape": [2, 2]}, 3])  # fmt: skip
+    case(cases, "computeWeightedLoss zero weights mean", "losses.computeWeightedLoss",
+         [_t(g, [2, 2]), {"tensor": [0, 0], "shape": [1, 2]}, 2])  # fmt: skip
+    case(cases, "softmaxCrossEntropy scalar error", "losses.softmaxCrossEntropy",
+         [{"tensor": 1.0}, {"tensor": 0.5}])  # fmt: skip
+    case(cases, "softmaxCrossEntropy string error", "losses.softmaxCrossEntropy",
+         [{"tensor": ["a"], "dtype": "string"}, {"tensor": [0.5]}])  # fmt: skip
+    case(cases, "huberLoss negative delta", "losses.huberLoss",
+         [_t(g, [3]), _t(g, [3]), {"undefined": True}, -1])  # fmt: skip
+    case(cases, "logLoss specials", "losses.logLoss",
+         [{"tensor": [0, 1, 0.5, 1, 0]}, {"tensor": [0, 1, "NaN", 0, 1]}, {"undefined": True}, 0])  # fmt: skip
+    case(cases, "sigmoidCrossEntropy infinities", "losses.sigmoidCrossEntropy",
+         [{"tensor": [0, 1, 0.5, 1]}, {"tensor": ["Infinity", "-Infinity", 100, -100]}, {"undefined": True}, 0, 0])  # fmt: skip
+    case(cases, "softmaxCrossEntropy large logits", "losses.softmaxCrossEntropy",
+         [{"tensor": [[0, 1, 0], [1, 0, 0]]}, {"tensor": [[1000, -1000, 3], [88, 89, 90]]}, {"undefined": True}, 0, 0])  # fmt: skip
+    case(cases, "hingeLoss bool labels", "losses.hingeLoss",
+         [{"tensor": [True, False], "dtype": "bool"}, {"tensor": [0.5, -0.5]}])  # fmt: skip
+    return cases
+
+
+ACTIVATIONS = ["elu", "selu", "relu6", "relu", "softplus", "logSigmoid", "sigmoid", "tanh"]
+
+
+def activations(g: Gen) -> list:
+    """Activation ops with special values, their axes and their gradients."""
+    cases: list = []
+    loose = {"atol": 1e-5, "rtol": 2e-5}
+    kink = [0.0, -0.0, 6.0, -1e-3, 1e-3, 5.999, 6.001, 20, -20, 88, -88, 100, -100]
+    for op in ACTIVATIONS:
+        case(cases, f"{op} kinks", op, [{"tensor": kink}], **loose)
+        for i in range(3):
+            shape = g.shape(3, 4)
+            _grad_case(cases, f"{op} {i} {shape}", op, [_t(g, shape, lo=-8, hi=8)], [0],
+                       dy=_t(g, shape))  # fmt: skip
+        _grad_case(cases, f"{op} kinks", op, [{"tensor": kink}], [0])
+        _grad_case(
+            cases, f"{op} specials", op, [{"tensor": ["NaN", "Infinity", "-Infinity", 0]}], [0]
+        )
+    for i in range(6):
+        shape = g.shape(3, 4)
+        alpha = g.r.choice([0.2, -0.5, 0, 1, 3, 0.01])
+        case(cases, f"leakyRelu {i} {shape} {alpha}", "leakyRelu",
+             [_t(g, shape, 0.1, -4, 4), alpha])  # fmt: skip
+        _grad_case(cases, f"leakyRelu {i} {shape} {alpha}", "leakyRelu",
+                   [_t(g, shape, 0, -4, 4), alpha], [0])  # fmt: skip
+    case(cases, "leakyRelu kinks", "leakyRelu", [{"tensor": kink}, 0.3])
+    _grad_case(cases, "leakyRelu zero", "leakyRelu", [{"tensor": [0.0, -0.0, 1, -1]}, 0.3], [0])
+    for i in range(8):
+        shape = g.shape(3, 4)
+        if not shape:
+            shape = [3]
+        ashape = shape[g.r.randint(0, len(shape)) :]
+        ashape = [1 if g.r.random() < 0.3 else d for d in ashape]
+        args = [_t(g, shape, 0.05, -4, 4), _t(g, ashape, 0, -1, 1)]
+        case(cases, f"prelu {i} {shape} {ashape}", "prelu", args)
+        args = [_t(g, shape, 0, -4, 4), _t(g, ashape, 0, -1, 1)]
+        _grad_case(cases, f"prelu {i} {shape} {ashape}", "prelu", args, [0, 1])
+    case(cases, "prelu alpha bigger error", "prelu", [_t(g, [3]), _t(g, [2, 3])])
+    case(cases, "prelu int32", "prelu", [g.tensor([4], "int32", lo=-5, hi=5), _ints([2])])
+    _grad_case(
+        cases, "prelu zero", "prelu", [{"tensor": [0.0, -0.0, 1, -1]}, {"tensor": [0.5]}], [0, 1]
+    )
+    for op in ["softmax", "logSoftmax"]:
+        for i in range(8):
+            shape = g.shape(3, 4)
+            if not shape:
+                shape = [g.r.randint(1, 4)]
+            axis = g.r.choice([-1, len(shape) - 1, {"undefined": True}, 0, -len(shape)])
+            case(cases, f"{op} {i} {shape} axis {axis}", op, [_t(g, shape, 0.0, -10, 10), axis],
+                 **loose)  # fmt: skip
+            _grad_case(cases, f"{op} {i} {shape} axis {axis}", op,
+                       [_t(g, shape, 0, -4, 4), axis], [0], dy=_t(g, shape))  # fmt: skip
+        case(cases, f"{op} specials", op,
+             [{"tensor": [[1, "NaN", 2], ["Infinity", 1, 2], ["-Infinity", 0, 1], [1000, -1000, 0],
+                          ["-Infinity", "-Infinity", "-Infinity"]]}], **loose)  # fmt: skip
+        case(cases, f"{op} int32", op, [g.tensor([2, 3], "int32", lo=-5, hi=5)], **loose)
+        case(cases, f"{op} scalar", op, [{"tensor": 2.0}])
+        case(cases, f"{op} empty", op, [{"tensor": [], "shape": [0, 3]}])
+        case(cases, f"{op} axis out of range", op, [_t(g, [2, 3]), 2])
+        case(cases, f"{op} length 1 axis", op, [_t(g, [3, 1]), -1])
+    return cases
+
+
+def _cplx(g: Gen, shape: list[int], lo: float = -2, hi: float = 2) -> dict:
+    return {"complex": [g.values(shape, "float32", lo=lo, hi=hi),
+                        g.values(shape, "float32", lo=lo, hi=hi)], "shape": shape}  # fmt: skip
+
+
+def signal(g: Gen) -> list:
+    """spectral fft/ifft/rfft/irfft, stft, frame, windows, complex/real/imag."""
+    cases: list = []
+    tl = {"atol": 1e-4, "rtol": 1e-4}
+    for i in range(6):
+        shape = g.shape(3, 4)
+        case(cases, f"complex {i} {shape}", "complex", [_t(g, shape), _t(g, shape)])
+        case(cases, f"real {i} {shape}", "real", [_cplx(g, shape)])
+        case(cases, f"imag {i} {shape}", "imag", [_cplx(g, shape)])
+    case(cases, "complex shape error", "complex", [_t(g, [2]), _t(g, [3])])
+    case(cases, "complex int32", "complex", [_ints([1, 2]), _ints([3, 4])])
+    case(cases, "real of float", "real", [_t(g, [3])])
+    case(cases, "imag of float", "imag", [_t(g, [3])])
+    case(cases, "real of int32", "real", [_ints([1, -2])])
+    case(cases, "imag of int32", "imag", [_ints([1, -2])])
+    _grad_case(cases, "complex", "complex", [_t(g, [3]), _t(g, [3])], [0, 1])
+    for op in ["fft", "ifft"]:
+        for i in range(8):
+            n = g.r.randint(1, 9)
+            shape = [*g.shape(2, 3), n]
+            case(cases, f"{op} {i} {shape}", f"spectral.{op}", [_cplx(g, shape)], **tl)
+        case(cases, f"{op} empty", f"spectral.{op}", [_cplx(g, [0, 4])], **tl)
+        case(cases, f"{op} scalar", f"spectral.{op}", [_cplx(g, [])], **tl)
+        case(cases, f"{op} specials", f"spectral.{op}",
+             [{"complex": [[1, "NaN", 0, 1], [0, 0, 0, 0]]}], **tl)  # fmt: skip
+        case(cases, f"{op} method", op, [_cplx(g, [4])], method=True, **tl)
+    for i in range(10):
+        n = g.r.randint(1, 9)
+        shape = [*g.shape(2, 3), n]
+        fl = g.r.choice([{"undefined": True}, n, g.r.randint(1, 12)])
+        case(cases, f"rfft {i} {shape} {fl}", "spectral.rfft", [_t(g, shape), fl], **tl)
+    for i in range(8):
+        n = g.r.randint(1, 6)
+        shape = [*g.shape(2, 3), n]
+        case(cases, f"irfft {i} {shape}", "spectral.irfft", [_cplx(g, shape)], **tl)
+    case(cases, "irfft length 1", "spectral.irfft", [_cplx(g, [2, 1])], **tl)
+    case(cases, "rfft scalar error", "spectral.rfft", [{"tensor": 1.0}])
+    case(cases, "rfft fftLength 0", "spectral.rfft", [_t(g, [4]), 0])
+    case(cases, "rfft complex input error", "spectral.rfft", [_cplx(g, [4])])
+    case(cases, "irfft int32 error", "spectral.irfft", [_ints([1, 2])])
+    for i in range(10):
+        n = g.r.randint(0, 12)
+        fl = g.r.randint(1, 6)
+        step = g.r.randint(1, 4)
+        pad_end = g.r.choice([False, True, {"undefined": True}])
+        pad_value = g.r.choice([0, 7, -1.5, {"undefined": True}])
+        dt = g.r.choice(["float32", "float32", "int32"])
+        sig = g.tensor([n], dt, lo=-9, hi=9)
+        case(cases, f"frame {i} n={n} {fl}/{step} {pad_end} {pad_value} {dt}", "signal.frame",
+             [sig, fl, step, pad_end, pad_value])  # fmt: skip
+    case(cases, "frame 2d error", "signal.frame", [_t(g, [2, 3]), 2, 1])
+    case(cases, "frame long frame padded", "signal.frame", [_t(g, [3]), 5, 2, True, 1])
+    _grad_case(cases, "frame padded", "signal.frame", [_t(g, [7]), 3, 2, True, 0.5], [0])
+    for i in range(8):
+        n = g.r.randint(2, 14)
+        fl = g.r.randint(1, min(n, 6))
+        step = g.r.randint(1, 3)
+        fft = g.r.choice([{"undefined": True}, fl, g.r.randint(1, 10)])
+        case(cases, f"stft {i} n={n} {fl}/{step} fft={fft}", "signal.stft",
+             [_t(g, [n]), fl, step, fft], **tl)  # fmt: skip
+    case(cases, "stft frame longer than signal", "signal.stft", [_t(g, [3]), 5, 1], **tl)
+    for op in ["hannWindow", "hammingWindow"]:
+        for n in sorted({g.r.randint(0, 40) for _ in range(4)} | {1, 2}):
+            case(cases, f"{op} {n}", f"signal.{op}", [n], **tl)
+        case(cases, f"{op} float length", f"signal.{op}", [4.5], **tl)
+    return cases
+
+
+def _seed(g: Gen) -> Any:
+    # Never 0: TF.js 4.22's randomNormal, truncatedNormal, randomGamma and multinomial take a
+    # seed of 0 as no seed (a falsy check) and draw fresh values each call.
+    return g.r.choice([g.r.randint(1, 10**6), g.r.randint(1, 100), -g.r.randint(1, 50),
+                       g.r.randint(1, 1000) / 8, "abc", "seed" + str(g.r.randint(0, 9))])  # fmt: skip
+
+
+def random_ops(g: Gen) -> list:
+    """Seeded random ops and initializers: TF.js is deterministic given a seed, so values must
+    match bit for bit."""
+    cases: list = []
+    exact = {"atol": 0, "rtol": 0}
+    for i in range(8):
+        shape = g.shape(3, 5)
+        lo = g.r.choice([0, -1, -10.5, 3, 1e6])
+        hi = lo + g.r.choice([1, 0.5, 100, 0, 2.25])
+        dt = g.r.choice(["float32", "float32", "int32", {"undefined": True}])
+        case(cases, f"randomUniform {i} {shape} {lo} {hi} {dt}", "randomUniform",
+             [shape, lo, hi, dt, _seed(g)], **exact)  # fmt: skip
+    for op in ["randomNormal", "truncatedNormal"]:
+        for i in range(8):
+            shape = g.shape(3, 5)
+            mean = g.r.choice([0, 1, -3.5, 100])
+            std = g.r.choice([1, 0.5, 2, 0, 1e-3])
+            dt = g.r.choice(["float32", "float32", "int32", {"undefined": True}])
+            case(cases, f"{op} {i} {shape} {mean} {std} {dt}", op,
+                 [shape, mean, std, dt, _seed(g)], **exact)  # fmt: skip
+        case(cases, f"{op} bool error", op, [[2], 0, 1, "bool", 1])
+    for i in range(5):
+        shape = g.shape(2, 5)
+        dt = g.r.choice(["float32", "int32", {"undefined": True}])
+        case(cases, f"randomStandardNormal {i} {shape} {dt}", "randomStandardNormal",
+             [shape, dt, _seed(g)], **exact)  # fmt: skip
+    for i in range(10):
+        shape = g.shape(2, 5)
+        alpha = g.r.choice([0.25, 0.5, 1, 1.5, 3, 10, 0.01])
+        beta = g.r.choice([1, 2, 0.5, {"undefined": True}])
+        dt = g.r.choice(["float32", "int32", {"undefined": True}])
+        case(cases, f"randomGamma {i} {shape} a={alpha} b={beta} {dt}", "randomGamma",
+             [shape, alpha, beta, dt, _seed(g)], atol=0, rtol=1e-6)  # fmt: skip
+    case(cases, "randomGamma bool error", "randomGamma", [[2], 1, 1, "bool", 1])
+    for i in range(8):
+        shape = g.shape(3, 5)
+        lo = g.r.randint(-10, 10)
+        hi = lo + g.r.randint(1, 20)
+        case(cases, f"randomUniformInt {i} {shape} {lo} {hi}", "randomUniformInt",
+             [shape, lo, hi, _seed(g)], **exact)  # fmt: skip
+    case(cases, "randomUniformInt float bounds", "randomUniformInt", [[6], 0.5, 4.5, 3], **exact)
+    for i in range(10):
+        rank = g.r.choice([1, 2])
+        k = g.r.randint(1, 5)
+        shape = [k] if rank == 1 else [g.r.randint(1, 3), k]
+        normalized = g.r.random() < 0.4
+        logits = _t(g, shape, 0, 0.05, 1) if normalized else _t(g, shape, 0, -3, 3)
+        ns = g.r.randint(1, 6)
+        case(cases, f"multinomial {i} {shape} n={ns} norm={normalized}", "multinomial",
+             [logits, ns, _seed(g), normalized], **exact)  # fmt: skip
+    case(cases, "multinomial rank 3 error", "multinomial", [_t(g, [1, 1, 2]), 2, 1])
+    case(cases, "multinomial one class", "multinomial", [_t(g, [2, 1]), 3, 7], **exact)
+    case(cases, "multinomial -inf logits", "multinomial",
+         [{"tensor": ["-Infinity", 0, "-Infinity"]}, 4, 5], **exact)  # fmt: skip
+    inits = [
+        ("glorotNormal", {}), ("glorotUniform", {}), ("heNormal", {}), ("heUniform", {}),
+        ("leCunNormal", {}), ("leCunUniform", {}),
+        ("randomNormal", {"mean": 1, "stddev": 0.5}), ("randomUniform", {"minval": -2, "maxval": 3}),
+        ("truncatedNormal", {"mean": 0, "stddev": 2}),
+        ("varianceScaling", {"scale": 2, "mode": "fanAvg", "distribution": "uniform"}),
+        # distribution 'truncatedNormal' is left out: TF.js 4.22 draws uniform values for it,
+        # tidytensor a truncated normal (documented in layers/initializers.py).
+        ("varianceScaling", {"scale": 0.5, "mode": "fanOut", "distribution": "normal"}),
+        ("varianceScaling", {"mode": "fanIn", "distribution": "normal"}),
+    ]  # fmt: skip
+    for name, cfg in inits:
+        for i in range(2):
+            shape = g.r.choice([[3], [2, 3], [4, 2], [2, 2, 3], [1, 2, 2, 3]])
+            conf = {**cfg, "seed": g.r.randint(0, 1000)}
+            case(cases, f"initializers.{name} {i} {shape} {conf}", f"initializers.{name}",
+                 [{"object": conf}], kwargs=True, then=["apply", [shape]], **exact)  # fmt: skip
+    for shape in ([3, 3], [2, 4], [4, 2]):
+        conf = {"gain": g.r.choice([1, 2.5]), "seed": g.r.randint(0, 1000)}
+        case(cases, f"initializers.orthogonal {shape} {conf}", "initializers.orthogonal",
+             [{"object": conf}], kwargs=True, then=["apply", [shape]], atol=1e-5, rtol=1e-4)  # fmt: skip
+    case(cases, "initializers.varianceScaling bad scale", "initializers.varianceScaling",
+         [{"object": {"scale": -1}}], kwargs=True)  # fmt: skip
+    case(cases, "initializers.identity non-square", "initializers.identity",
+         [{"object": {"gain": 2}}], kwargs=True, then=["apply", [[2, 3]]])  # fmt: skip
+    case(cases, "initializers.identity", "initializers.identity",
+         [{"object": {"gain": 2}}], kwargs=True, then=["apply", [[3, 3]]])  # fmt: skip
+    case(cases, "initializers.constant", "initializers.constant",
+         [{"object": {"value": 2.5}}], kwargs=True, then=["apply", [[2, 2]]])  # fmt: skip
+    return cases
+
+
+REGEXES = [("a", "X"), ("[0-9]+", "#"), ("\\s+", " "), ("^a", ""), ("b$", "B"), ("(a)(b)", "$2$1"),
+           ("a*", "-"), ("", "|"), (".", "$&$&"), ("[aeiou]", "")]  # fmt: skip
+WORDS = ["", "a", "ab", "ba", "abc", "aab", "b a", "x1y22", "  a  b ", "héllo", "🙂", "aaa", "\t"]
+
+
+def misc(g: Gen) -> list:
+    """Strings, sparse, ragged, linalg and the async-only TF.js ops (ported sync)."""
+    cases: list = []
+    # ---- strings
+    for i in range(8):
+        n_rows = g.r.randint(0, 3)
+        lens = [g.r.randint(0, 4) for _ in range(n_rows)]
+        splits = [0]
+        for n in lens:
+            splits.append(splits[-1] + n)
+        data = [g.r.choice(["a", "b", "cc", "d", "é"]) for _ in range(splits[-1])]
+        widths = sorted(g.r.sample([1, 2, 3, 4], g.r.randint(1, 2)))
+        pad = g.r.choice([("", "", 0), ("L", "R", -1), ("<", ">", 1), ("L", "R", 2)])
+        case(cases, f"stringNGrams {i} {splits} {widths} {pad}", "string.stringNGrams",
+             [{"tensor": data, "dtype": "string", "shape": [len(data)]},
+              _ints(splits), g.r.choice(["|", " ", ""]), widths, *pad,
+              g.r.random() < 0.5])  # fmt: skip
+    case(cases, "stringNGrams width 0", "string.stringNGrams",
+         [["a", "b"], _ints([0, 2]), "|", [0], "", "", 0, False])  # fmt: skip
+    case(cases, "stringNGrams negative pad", "string.stringNGrams",
+         [["a", "b"], _ints([0, 2]), "|", [2], "L", "R", -2, False])  # fmt: skip
+    for i in range(6):
+        inp = [g.r.choice(WORDS) for _ in range(g.r.randint(1, 4))]
+        delim = g.r.choice([" ", "a", "", "ab", " \t"])
+        skip = g.r.choice([True, False, {"undefined": True}])
+        case(cases, f"stringSplit {i} {inp!r} {delim!r} {skip}", "string.stringSplit",
+             [inp, delim, skip])  # fmt: skip
+    for i in range(4):
+        inp = [g.r.choice(WORDS) for _ in range(g.r.randint(1, 5))]
+        buckets = g.r.choice([1, 2, 7, 1000, 2**31 - 1])
+        case(cases, f"stringToHashBucketFast {i} {buckets}", "string.stringToHashBucketFast",
+             [inp, buckets])  # fmt: skip
+    case(cases, "stringToHashBucketFast 0 buckets", "string.stringToHashBucketFast", [["a"], 0])
+    case(cases, "stringToHashBucketFast -1 buckets", "string.stringToHashBucketFast", [["a"], -1])
+    for i, (pat, rw) in enumerate(REGEXES):
+        inp = [g.r.choice(WORDS) for _ in range(3)]
+        glob = g.r.choice([True, False, {"undefined": True}])
+        case(cases, f"staticRegexReplace {i} {pat!r} {rw!r} {glob}", "string.staticRegexReplace",
+             [inp, pat, rw, glob])  # fmt: skip
+    case(cases, "staticRegexReplace numeric error", "string.staticRegexReplace",
+         [{"tensor": [1.0]}, "a", "b"])  # fmt: skip
+    # ---- sparse
+    for i in range(6):
+        rows = g.r.randint(1, 5)
+        cols = g.r.randint(1, 4)
+        n = g.r.randint(0, rows)
+        idx = sorted({(g.r.randint(0, rows - 1), g.r.randint(0, cols - 1)) for _ in range(n)})
+        flat = [v for p in idx for v in p]
+        dt = g.r.choice(["float32", "int32"])
+        vals = g.tensor([len(idx)], dt, lo=-5, hi=5)
+        case(cases, f"sparseFillEmptyRows {i} {rows}x{cols} n={len(idx)} {dt}",
+             "sparse.sparseFillEmptyRows",
+             [_ints(flat, [len(idx), 2]), vals, _ints([rows, cols]), g.r.choice([0, -1, 7])])  # fmt: skip
+    case(cases, "sparseFillEmptyRows out of bounds", "sparse.sparseFillEmptyRows",
+         [_ints([5, 0], [1, 2]), {"tensor": [1.0]}, _ints([2, 2]), 0])  # fmt: skip
+    case(cases, "sparseFillEmptyRows negative index", "sparse.sparseFillEmptyRows",
+         [_ints([-1, 0], [1, 2]), {"tensor": [1.0]}, _ints([2, 2]), 0])  # fmt: skip
+    case(cases, "sparseFillEmptyRows unsorted", "sparse.sparseFillEmptyRows",
+         [_ints([2, 0, 0, 1], [2, 2]), {"tensor": [1.0, 2.0]}, _ints([3, 2]), 0])  # fmt: skip
+    for i in range(6):
+        shape = [g.r.randint(1, 4) for _ in range(g.r.randint(1, 3))]
+        size = math.prod(shape)
+        n = g.r.randint(0, 3)
+        idx = sorted({tuple(g.r.randint(0, d - 1) for d in shape) for _ in range(n)})
+        new = g.r.choice([[size], [-1], [1, size], [size, -1], [-1, 1, 1], [size + 1], [-1, -1]])
+        case(cases, f"sparseReshape {i} {shape} -> {new}", "sparse.sparseReshape",
+             [_ints([v for p in idx for v in p], [len(idx), len(shape)]), _ints(shape), _ints(new)])  # fmt: skip
+    for op in ["sparseSegmentSum", "sparseSegmentMean"]:
+        for i in range(5):
+            dshape = [g.r.randint(1, 4), *g.shape(1, 3)]
+            data = _t(g, dshape)
+            k = g.r.randint(0, 5)
+            ind = [g.r.randint(0, dshape[0] - 1) for _ in range(k)]
+            seg = sorted(g.r.randint(0, 3) for _ in range(k))
+            case(cases, f"{op} {i} {dshape} {ind} {seg}", f"sparse.{op}",
+                 [data, _ints(ind), _ints(seg)])  # fmt: skip
+        case(cases, f"{op} index out of range", f"sparse.{op}",
+             [_t(g, [2, 2]), _ints([0, 5]), _ints([0, 1])])  # fmt: skip
+        case(cases, f"{op} unsorted segments", f"sparse.{op}",
+             [_t(g, [3]), _ints([0, 1, 2]), _ints([1, 0, 1])])  # fmt: skip
+        case(cases, f"{op} int32 data", f"sparse.{op}",
+             [g.tensor([3, 2], "int32", lo=-5, hi=5), _ints([0, 1, 2]), _ints([0, 0, 2])])  # fmt: skip
+    # ---- ragged
+    for i in range(6):
+        nrows = g.r.randint(1, 4)
+        splits = [0]
+        for _ in range(nrows):
+            splits.append(splits[-1] + g.r.randint(0, 3))
+        vals = _t(g, [splits[-1], *g.shape(1, 2)])
+        idx = [g.r.randint(0, nrows - 1) for _ in range(g.r.randint(0, 4))]
+        case(cases, f"raggedGather {i} {splits} {idx}", "raggedGather",
+             [[_ints(splits)], vals, _ints(idx), 1])  # fmt: skip
+    case(cases, "raggedGather index error", "raggedGather",
+         [[_ints([0, 1, 3])], _t(g, [3]), _ints([2]), 1])  # fmt: skip
+    for i in range(6):
+        k = g.r.randint(1, 4)
+        dt = g.r.choice(["float32", "int32"])
+        starts = g.tensor([k], dt, lo=-5, hi=5)
+        limits = g.tensor([k], dt, lo=-5, hi=5)
+        deltas = g.tensor([k], dt, lo=1, hi=3)
+        if g.r.random() < 0.3:
+            deltas["tensor"] = [-v for v in deltas["tensor"]]
+        case(cases, f"raggedRange {i} {dt}", "raggedRange", [starts, limits, deltas])
+    case(cases, "raggedRange zero delta", "raggedRange", [_ints([0]), _ints([3]), _ints([0])])
+    case(
+        cases,
+        "raggedRange scalar broadcast",
+        "raggedRange",
+        [_ints(0, []), _ints([3, 4, 1]), _ints(1, [])],
+    )
+    for i in range(6):
+        nrows = g.r.randint(1, 4)
+        splits = [0]
+        for _ in range(nrows):
+            splits.append(splits[-1] + g.r.randint(0, 3))
+        vals = _t(g, [splits[-1]])
+        shape = g.r.choice([[nrows, 3], [-1, -1], [nrows + 1, 2], [1, -1], [-1, 1]])
+        case(cases, f"raggedTensorToTensor {i} {splits} {shape}", "raggedTensorToTensor",
+             [_ints(shape), vals, {"tensor": g.r.choice([0, -1.5])}, [_ints(splits)],
+              ["ROW_SPLITS"]])  # fmt: skip
+    case(cases, "raggedTensorToTensor value rowids", "raggedTensorToTensor",
+         [_ints([-1, -1]), _t(g, [4]), {"tensor": 0}, [_ints(3, []), _ints([0, 0, 2, 2])],
+          ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]])  # fmt: skip
+    # ---- linalg
+    for i in range(6):
+        shape = [*g.shape(1, 2), g.r.randint(1, 4), g.r.randint(1, 4)]
+        full = g.r.random() < 0.5
+        case(cases, f"qr {i} {shape} full={full}", "linalg.qr", [_t(g, shape), full],
+             atol=1e-4, rtol=1e-3)  # fmt: skip
+    case(cases, "qr rank 1 error", "linalg.qr", [_t(g, [3])])
+    for i in range(3):
+        n = g.r.randint(1, 3)
+        m = g.r.randint(n, 4)
+        case(cases, f"gramSchmidt {i} {n}x{m}", "linalg.gramSchmidt", [_t(g, [n, m])],
+             atol=1e-4, rtol=1e-3)  # fmt: skip
+    case(cases, "gramSchmidt list", "linalg.gramSchmidt",
+         [{"list": [_t(g, [3]), _t(g, [3])]}], atol=1e-4, rtol=1e-3)  # fmt: skip
+    for i in range(6):
+        shape = [*g.shape(1, 2), g.r.randint(1, 5), g.r.randint(1, 5)]
+        lo, hi = g.r.randint(-1, 4), g.r.randint(-1, 4)
+        dt = g.r.choice(["float32", "int32", "bool"])
+        case(cases, f"bandPart {i} {shape} {lo} {hi} {dt}", "linalg.bandPart",
+             [g.tensor(shape, dt, lo=-5, hi=5) if dt != "bool" else g.tensor(shape, dt), lo, hi])  # fmt: skip
+    case(cases, "bandPart tensor bounds", "linalg.bandPart",
+         [_t(g, [3, 3]), {"tensor": 1, "dtype": "int32"}, {"tensor": 0, "dtype": "int32"}])  # fmt: skip
+    case(cases, "bandPart too big", "linalg.bandPart", [_t(g, [3, 3]), 5, 0])
+    case(cases, "bandPart fractional", "linalg.bandPart", [_t(g, [3, 3]), 0.5, 1])
+    case(cases, "bandPart rank 1", "linalg.bandPart", [_t(g, [3]), 0, 0])
+    # ---- async-only ops
+    for i in range(5):
+        dt = g.r.choice(["float32", "int32"])
+        x = g.tensor([g.r.randint(0, 6)], dt, lo=-3, hi=3)
+        y = g.tensor([g.r.randint(0, 4)], dt, lo=-3, hi=3)
+        if dt == "float32":
+            x["tensor"] = [float(round(v)) for v in x["tensor"]]
+            y["tensor"] = [float(round(v)) for v in y["tensor"]]
+        case(cases, f"setdiff1dAsync {i} {dt}", "setdiff1dAsync", [x, y])
+    case(cases, "setdiff1dAsync dtype error", "setdiff1dAsync", [_t(g, [2]), _ints([1])])
+    case(cases, "setdiff1dAsync rank error", "setdiff1dAsync", [_t(g, [2, 2]), _t(g, [1])])
+    for i in range(6):
+        shape = [g.r.randint(1, 4) for _ in range(g.r.randint(1, 3))]
+        dt = g.r.choice(["float32", "int32", "bool", "string"])
+        if dt == "string":
+            x = {"tensor": [g.r.choice(["a", "b"]) for _ in range(math.prod(shape))],
+                 "shape": shape, "dtype": "string"}  # fmt: skip
+        elif dt == "bool":
+            x = g.tensor(shape, dt)
+        else:
+            x = g.tensor(shape, dt, lo=-1, hi=1)
+            if dt == "float32":
+                x["tensor"] = [float(round(v)) for v in x["tensor"]]
+        axis = g.r.randint(-len(shape), len(shape) - 1)
+        case(cases, f"unique {i} {shape} {dt} axis {axis}", "unique", [x, axis])
+    case(cases, "unique axis out of range", "unique", [_t(g, [2, 2]), 2])
+    case(cases, "unique NaN", "unique", [{"tensor": ["NaN", 1, "NaN", -0.0, 0.0]}])
+    for i in range(4):
+        shape = g.shape(3, 3)
+        dt = g.r.choice(["bool", "float32", "int32"])
+        x = g.tensor(shape, dt) if dt == "bool" else g.tensor(shape, dt, lo=-1, hi=1)
+        if dt == "float32":
+            x["tensor"] = [float(round(v)) for v in x["tensor"]]
+        case(cases, f"whereAsync {i} {shape} {dt}", "whereAsync", [x])
+    for i in range(5):
+        shape = [g.r.randint(1, 3) for _ in range(g.r.randint(1, 3))]
+        axis = g.r.randint(0, len(shape) - 1)
+        mshape = shape[axis : axis + g.r.randint(1, len(shape) - axis)]
+        case(cases, f"booleanMaskAsync {i} {shape} {mshape} axis {axis}", "booleanMaskAsync",
+             [_t(g, shape), g.tensor(mshape, "bool"), axis])  # fmt: skip
+    case(cases, "booleanMaskAsync shape error", "booleanMaskAsync",
+         [_t(g, [2, 3]), {"tensor": [True, False, True], "dtype": "bool"}])  # fmt: skip
+    case(cases, "booleanMaskAsync float mask", "booleanMaskAsync",
+         [_t(g, [2]), {"tensor": [1.0, 0.0]}])  # fmt: skip
+    case(cases, "booleanMaskAsync scalar mask", "booleanMaskAsync",
+         [_t(g, [2]), {"tensor": True, "dtype": "bool"}])  # fmt: skip
+    return cases
+
+
 FAMILIES = {
     "unary": unary,
     "binary": binary,
@@ -2253,6 +2807,11 @@ FAMILIES = {
     "norm": norm,
     "nn_edges": nn_edges,
     "nn_grads": nn_grads,
+    "losses": losses,
+    "activations": activations,
+    "signal": signal,
+    "random": random_ops,
+    "misc": misc,
 }
 
 

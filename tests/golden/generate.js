@@ -105,6 +105,8 @@ async function runCase(c) {
     } else {
       result = resolve(c.op)(...args);
     }
+    // then: [method, args]: call a method on the op's result (tf.initializers.x(cfg).apply(shape)).
+    if (c.then) result = result[c.then[0]](...c.then[1].map(decodeArg));
     if (result instanceof Promise) result = await result;
   } catch (e) {
     const after = tf.memory();

@@ -17,6 +17,7 @@ from tidytensor.ops import signal_ns
 
 CASES = load_cases("signal")
 
+
 def test_tf_signal_is_the_namespace():
     assert tf.signal is signal_ns
     assert "signal" in tf.__all__
@@ -110,10 +111,16 @@ def test_frame_accepts_lists():
     assert tf.signal.frame([1, 2, 3, 4], 2, 2).array_sync() == [[1, 2], [3, 4]]
 
 
-@pytest.mark.parametrize("bad", [-1, 2.5, "3", None])
+@pytest.mark.parametrize("bad", [-1, -1.5, "3", None])
 def test_window_length_errors(bad):
     with pytest.raises(tf.InvalidArgumentError, match="Invalid typed array length"):
         tf.cosine_window(bad, 0.5, 0.5)
+
+
+def test_fractional_window_length_truncates_like_a_typed_array():
+    """TF.js 4.22: new Float32Array(4.5) has 4 values; the period stays 4.5 + 0.5 - 1."""
+    assert tf.signal.hann_window(4.5).data_sync().tolist() == [0, 0.5, 1, 0.5]
+    assert tf.signal.hann_window(0.5).shape == [0]
 
 
 def test_helpers_return_numbers_and_one_tensor():

@@ -46,7 +46,8 @@ def enclosing_power_of_two(value: Any) -> float | int:
 def cosine_window(window_length: int, a: float, b: float) -> Tensor:
     """A float32 window ``a - b * cos(2 pi i / (N - 1))`` of length ``N``; an even ``N`` uses
     ``N`` as the period, as TF.js does (so the window is periodic, not symmetric). A length-1
-    window is ``[NaN]`` (0 / 0), as in TF.js.
+    window is ``[NaN]`` (0 / 0), as in TF.js. A fractional ``N`` makes ``floor(N)`` values
+    (JS's typed-array length) with the period ``N + (1 - N % 2) - 1``, as in TF.js.
 
     >>> tf.cosine_window(3, 0.5, 0.5).array_sync()
     [0.0, 1.0, 0.0]
@@ -58,20 +59,21 @@ def cosine_window(window_length: int, a: float, b: float) -> Tensor:
         isinstance(n, bool)
         or not isinstance(n, (int, float))
         or not math.isfinite(n)
-        or not float(n).is_integer()
-        or not 0 <= n <= MAX_DIM
+        or not 0 <= math.trunc(n) <= MAX_DIM
     ):
         raise InvalidArgumentError(
             f"Invalid typed array length: {describe(n)} (the window length passed to "
             "cosineWindow must be a non-negative integer)"
         )
-    n = int(n)
+    size = math.trunc(n)
+    if float(n).is_integer():
+        n = int(n)
     a = float_arg(a, "cosineWindow", "a")
     b = float_arg(b, "cosineWindow", "b")
-    even = 1 - n % 2
+    even = 1 - math.fmod(n, 2) if isinstance(n, float) else 1 - n % 2
     period = n + even - 1
     values = []
-    for i in range(n):
+    for i in range(size):
         arg = (2.0 * math.pi * i) / period if period else math.nan
         values.append(a - b * math.cos(arg))
     return tensor1d(values, "float32")

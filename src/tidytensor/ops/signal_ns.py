@@ -57,6 +57,8 @@ def frame(
     frame_length = int_arg(frame_length, "frame", "frameLength", minimum=0)
     frame_step = int_arg(frame_step, "frame", "frameStep", minimum=0)
     pad_end = bool_arg(pad_end, "frame", "padEnd")
+    if pad_value is None:  # undefined: the default
+        pad_value = 0
     if not isinstance(pad_value, str):  # a string signal pads with a string
         pad_value = float_arg(pad_value, "frame", "padValue")
     size = x.size

@@ -17,6 +17,7 @@ from ..dtypes import INT32, STRING
 from ..errors import DTypeError, InvalidArgumentError
 from ..tensor import Tensor
 from ._op import (
+    MAX_DIM,
     bool_arg,
     convert_to_tensor,
     describe,
@@ -84,7 +85,8 @@ def string_n_grams(
         raise DTypeError("Data splits must be of datatype int32")
     name = "stringNGrams"
     widths = int_list_arg(n_gram_widths, name, "nGramWidths", scalar_ok=True)
-    pad_width = int_arg(pad_width, name, "padWidth", minimum=-1)
+    # Any negative padWidth means ``width - 1`` in TF.js (not just -1).
+    pad_width = max(int_arg(pad_width, name, "padWidth", minimum=-MAX_DIM), -1)
     attrs = {
         "separator": str_arg(separator, name, "separator"),
         "n_gram_widths": widths,
@@ -119,7 +121,8 @@ def string_split(input: Any, delimiter: Any, skip_empty: bool = True) -> StringS
         raise InvalidArgumentError(
             f"Delimiter should be a scalar but received shape {js_shape(delim._shape)}"
         )
-    skip_empty = bool_arg(skip_empty, "stringSplit", "skipEmpty")
+    # undefined takes the default (true), as in TF.js
+    skip_empty = True if skip_empty is None else bool_arg(skip_empty, "stringSplit", "skipEmpty")
     out = run_kernel(k.STRING_SPLIT, (x, delim), {"skip_empty": skip_empty})
     return StringSplitResult(indices=out[0], values=out[1], shape=out[2])
 
@@ -163,6 +166,6 @@ def static_regex_replace(
     attrs = {
         "pattern": str_arg(pattern, name, "pattern"),
         "rewrite": str_arg(rewrite, name, "rewrite"),
-        "replace_global": bool_arg(replace_global, name, "replaceGlobal"),
+        "replace_global": replace_global is None or bool_arg(replace_global, name, "replaceGlobal"),
     }
     return run_kernel(k.STATIC_REGEX_REPLACE, (x,), attrs)

@@ -51,16 +51,18 @@ def print_summary(
         for depth in sorted(model.nodes_by_depth):
             relevant_nodes.extend(model.nodes_by_depth[depth])
 
-    print_fn("_" * line_length)
+    # TF.js's String.prototype.repeat truncates a fractional line length.
+    rule = int(line_length)
+    print_fn("_" * rule)
     _print_row(to_display, positions, print_fn)
-    print_fn("=" * line_length)
+    print_fn("=" * rule)
     layers = model.layers
     for i, layer in enumerate(layers):
         if sequential_like:
             _print_layer(layer, positions, print_fn)
         else:
             _print_layer_with_connections(layer, positions, relevant_nodes or [], print_fn)
-        print_fn(("=" if i == len(layers) - 1 else "_") * line_length)
+        print_fn(("=" if i == len(layers) - 1 else "_") * rule)
 
     check = getattr(model, "check_trainable_weights_consistency", None)
     if check is not None:
@@ -73,7 +75,7 @@ def print_summary(
     print_fn(f"Total params: {trainable + non_trainable}")
     print_fn(f"Trainable params: {trainable}")
     print_fn(f"Non-trainable params: {non_trainable}")
-    print_fn("_" * line_length)
+    print_fn("_" * rule)
 
 
 def _is_sequential_like(model: Any) -> bool:
@@ -101,8 +103,11 @@ def _print_row(fields: list[str], positions: list[int], print_fn: Callable[[str]
         if i > 0:
             line = line[:-1] + " "
         line += field
-        line = line[: positions[i]]
-        line += " " * (positions[i] - len(line))
+        # A field with no position (fewer positions than columns) runs to its end, unpadded,
+        # as in TF.js (where the missing position is undefined).
+        if i < len(positions):
+            line = line[: positions[i]]
+            line += " " * (positions[i] - len(line))
     print_fn(line)
 
 

@@ -32,13 +32,22 @@
 //   - gradients whose shape differs from their variable's (or from the state slot they land
 //     in when the order changes): TF.js broadcasts and then fails in assign() halfway through a
 //     step; the state slots here always line up in shape.
-//   - non-number hyperparameters (TF.js computes with NaN; tidytensor raises).
+//   - non-number hyperparameters (TF.js computes with NaN; tidytensor raises), and other bad
+//     arguments that TF.js lets through or fails on obscurely where tidytensor raises a clear
+//     error first: applyGradients naming no registered variable (TF.js: "Argument 'b' passed to
+//     'add' must be a Tensor..."), a gradient that is a plain array (TF.js converts it),
+//     setWeights with an empty list (TF.js: a TypeError) or a state count that is not a
+//     multiple of the slots (TF.js slices it silently), a missing required argument.
+//   - minimize() when applyGradients throws: TF.js leaves the gradients and the cost
+//     undisposed, tidytensor disposes them (see compatible() below).
+//   - a disposed optimizer used after setWeights replaced its state (see the end of
+//     drawScenario()): TF.js's ops do not check for disposed tensors.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const tf = require('@tensorflow/tfjs');
 
-const SEED = Number(process.argv[2] || 210);
+const SEED = Number(process.argv[2] || 213);
 const OUTFILE = process.argv[3] || path.join(__dirname, 'results', 'optimizers_fuzz.json');
 const N_SCENARIOS = Number(process.argv[4] || 90);
 
@@ -93,8 +102,9 @@ function randomShape() {
 // never meet the numeric names TF.js gives unnamed variables.
 const VAR_NAMES = ['w', 'b', 'kernel', 'dense/bias', '70000', '400000', '5000000', 'x_1', 'v'];
 
-const lr = () => pick([0.001, 0.01, 0.05, 0.1, 0.5, 1, round4(rand()), 2.5]);
-const frac = () => pick([0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.999, round4(rand())]);
+const lr = () => pick([0.001, 0.01, 0.05, 0.1, 0.5, 1, round4(rand()), 2.5, -0.1, 0]);
+// 1 makes 1 - beta and 1 - accBeta zero (0 / 0 and x / 0 in the updates).
+const frac = () => pick([0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.999, round4(rand()), 1]);
 const eps = () => pick([undefined, null, 1e-8, 1e-6, 1e-3, 0.1, 0]);
 
 function drawOptimizer() {
@@ -463,6 +473,7 @@ async function errorCases() {
     () => tf.sum(nt), true, [nt]));
   await rec('minimize_var_list_not_variables', () => tf.train.sgd(0.1).minimize(
     () => tf.sum(w), true, [tf.zeros([3])]));
+  await rec('minimize_f_not_function', () => tf.train.sgd(0.1).minimize(3));
   await rec('adamax_get_weights', () => tf.train.adamax().getWeights());
   await rec('adamax_set_weights', () => tf.train.adamax().setWeights([]));
   await rec('sgd_set_weights_extra', () => tf.train.sgd(0.1).setWeights(

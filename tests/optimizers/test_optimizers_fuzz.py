@@ -347,6 +347,7 @@ def test_fuzz_error_messages():
         "minimize_var_list_not_variables": _error_of(
             lambda: train.sgd(0.1).minimize(lambda: tf.sum(w), True, [zeros])
         ),
+        "minimize_f_not_function": _error_of(lambda: train.sgd(0.1).minimize(3)),
         "adamax_get_weights": _error_of(lambda: train.adamax().get_weights()),
         "adamax_set_weights": _error_of(lambda: train.adamax().set_weights([])),
         "sgd_set_weights_extra": _error_of(

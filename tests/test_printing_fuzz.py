@@ -101,3 +101,23 @@ def test_to_string_and_print(case, capsys):
         finally:
             v.dispose()
     t.dispose()
+
+
+# Strings with surrogate code points, as TF.js 4.22.0 prints them (taken by hand from
+# `tf.tensor(values).toString()`): its TextEncoder stores a high+low pair as one character and
+# each lone surrogate as U+FFFD.
+SURROGATES = [
+    (["\ud83d\ude00", "a\ud83d"], "Tensor\n    ['\U0001f600', 'a\ufffd']"),
+    ("x\udcff", "Tensor\n    x\ufffd"),
+    (
+        [["\udc00\ud800", "bb"], ["c", "d"]],
+        "Tensor\n    [['\ufffd\ufffd', 'bb'],\n     ['c' , 'd' ]]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("values", "want"), SURROGATES)
+def test_surrogate_strings(values, want):
+    t = tf.tensor(values)
+    _check(str(t), want)
+    t.dispose()

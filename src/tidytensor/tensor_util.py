@@ -300,8 +300,18 @@ def _flatten_into(values: Any, out: list) -> None:
 
 def _js_string(v: Any) -> str:
     if isinstance(v, str):
+        if v.isascii():
+            return v
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            # Surrogate code points: TF.js's TextEncoder joins a high+low pair into one
+            # character and stores each lone surrogate as U+FFFD.
+            return v.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
         return v
     if isinstance(v, (bytes, np.bytes_)):
+        # Strings are stored decoded, so bytes that are not UTF-8 raise here (TF.js keeps
+        # the raw bytes and shows each bad sequence as U+FFFD when it prints or reads them).
         return bytes(v).decode("utf-8")
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"

@@ -111,3 +111,24 @@ def test_summary(case):
                 )
     finally:
         built[case["target"]].dispose()
+
+
+def test_empty_positions_pad_no_column():
+    """``positions=[]`` is kept (TF.js's ``positions || default`` keeps an empty array): every
+    field follows the previous one, unpadded. Lines taken by hand from TF.js 4.22.0's
+    ``summary(40, [])`` of the same model."""
+    model = tf.sequential(layers=[layers.dense(units=2, input_shape=[3])])
+    got: list[str] = []
+    model.summary(40, [], print_fn=got.append)
+    assert got == [
+        "_" * 40,
+        "Layer (type Input Shap Output shap Param #",
+        "=" * 40,
+        "dense_Dense1 (Dense [[null,3] [null,2 8",
+        "=" * 40,
+        "Total params: 8",
+        "Trainable params: 8",
+        "Non-trainable params: 0",
+        "_" * 40,
+    ]
+    model.dispose()

@@ -34,13 +34,14 @@ def print_summary(
     print_fn = print_fn if print_fn is not None else print
     sequential_like = _is_sequential_like(model)
     to_display = ["Layer (type)", "Input Shape", "Output shape", "Param #"]
+    # As TF.js's `positions || default`: an empty list is kept (no column is then padded).
     if sequential_like:
         line_length = line_length or 90
-        positions = list(positions or [0.32, 0.61, 0.89, 1])
+        positions = list(positions if positions is not None else [0.32, 0.61, 0.89, 1])
     else:
         line_length = line_length or 115
-        positions = list(positions or [0.24, 0.48, 0.70, 0.80, 1])
-    if positions[-1] <= 1:
+        positions = list(positions if positions is not None else [0.24, 0.48, 0.70, 0.80, 1])
+    if positions and positions[-1] <= 1:
         positions = [math.floor(line_length * p) for p in positions]
     positions = [int(p) for p in positions]
 

@@ -724,3 +724,15 @@ def test_optimizer_inside_tidy_keeps_its_state():
     tf.tidy(lambda: opt.minimize(p.f))
     assert counts() == n
     assert all(not w["tensor"].is_disposed for w in opt.get_weights())
+
+
+def test_optimizers_are_in_the_serialization_map():
+    # TF.js's registerOptimizers puts all seven into SerializationMap (as 'Custom>' names).
+    table = tf.serialization.SerializationMap.get_map().class_name_map["optimizer"]
+    assert sorted(table) == ["Adadelta", "Adagrad", "Adam", "Adamax", "Momentum", "RMSProp", "SGD"]
+    original = tf.train.rmsprop(0.01, 0.8, 0.1, 1e-6, True)
+    cls = table[original.get_class_name()]
+    copy = cls.from_config(cls, original.get_config())
+    assert type(copy) is type(original) and copy.get_config() == original.get_config()
+    assert tf.serialization.get_registered_name(cls) == "Custom>RMSProp"
+    tf.dispose([original, copy])

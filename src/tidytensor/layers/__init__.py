@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..optimizers import OPTIMIZER_CLASSES as _OPTIMIZER_CLASSES
 from . import activations as activations
 from . import backend as backend
 from . import constraints as constraints
@@ -81,6 +82,10 @@ from . import utils as utils
 from .base import InputSpec, Layer, SymbolicTensor
 from .input_layer import InputLayer as InputLayer
 from .input_layer import input, input_layer  # noqa: A004 - TF.js's name
+
+# As TF.js's registerOptimizers: each optimizer class is in the serialization map too.
+for _cls in _OPTIMIZER_CLASSES.values():
+    serialization.register_class(_cls)
 
 #: Layer family modules whose ``__all__`` (factories) make up the ``tf.layers`` namespace.
 _FAMILIES = (

@@ -83,6 +83,8 @@ class Optimizer(metaclass=_OptimizerMeta):
     ``apply_gradients`` (abstract), ``iterations``, ``get_weights`` / ``set_weights``,
     ``get_config`` / ``from_config``, ``dispose``."""
 
+    #: The table of ``tf.serialization.SerializationMap`` the optimizers are registered in.
+    serialization_kind = "optimizer"
     #: The serialization name (TF.js's static ``className``).
     class_name = "Optimizer"
     _duck_typed = True

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ArgumentTypeError, InvalidArgumentError
+from ..random_engines import Alea, js_number_to_string
 from ._async import LoopThread
 from ._structure import dispose_value, pipeline_context
 from .iterators import (
@@ -55,6 +56,12 @@ def _check_count(count: Any, op: str) -> int | None:
     if isinstance(count, bool) or not isinstance(count, int):
         raise ArgumentTypeError(f"Dataset.{op}(): count must be an integer or None, got {count!r}")
     return count
+
+
+def _int32(rng: Alea) -> int:
+    """seedrandom's ``prng.int32()``: ``(prng() * 2**32) | 0``."""
+    x = int(rng() * 4294967296.0) & 0xFFFFFFFF
+    return x - 0x100000000 if x >= 0x80000000 else x
 
 
 def _check_positive(value: Any, name: str, op: str) -> int:
@@ -308,7 +315,8 @@ class Dataset(abc.ABC):
         """Samples uniformly from a buffer of ``buffer_size`` elements (the whole dataset
         is shuffled when it is at least the dataset's size). ``seed`` makes the orders
         reproducible; with ``reshuffle_each_iteration=False`` every iteration gives the
-        same order (TF.js 4.22 reshuffles either way). The order differs from TF.js's.
+        same order (TF.js 4.22 reshuffles either way; its first order is this one). The
+        orders are TF.js's for the same seed (a string or number, hashed as JS's String()).
         Rows of plain numbers (dicts/lists/tuples of floats, ints, bools) are buffered
         packed, 4 or 8 bytes a number instead of a Python object each.
 
@@ -325,19 +333,23 @@ class Dataset(abc.ABC):
                 )
             raise InvalidArgumentError(message)
         _check_positive(buffer_size, "buffer_size", "shuffle")
-        if seed is None:
+        if seed is None or seed == "":
             seed = f"{time.time_ns()}-{os.getpid()}-{random.random()}"
-        master = random.Random(seed)
+        # TF.js's seeding: an alea stream on the dataset's seed gives every iteration the
+        # seed of its window's stream (one int32, plus a second one when reshuffling).
+        master = Alea(seed)
         lock = threading.Lock()
-        fixed = master.getrandbits(64)
+        fixed: list[str] = []
         base = self
 
         def make() -> LazyIterator:
-            if reshuffle_each_iteration:
-                with lock:
-                    stream_seed = master.getrandbits(64)
-            else:
-                stream_seed = fixed
+            with lock:
+                if reshuffle_each_iteration:
+                    stream_seed = js_number_to_string(_int32(master) + _int32(master))
+                else:
+                    if not fixed:
+                        fixed.append(js_number_to_string(_int32(master)))
+                    stream_seed = fixed[0]
             return ShuffleIterator(base.iterator(), buffer_size, stream_seed)
 
         return dataset_from_iterator_fn(make, self.size)

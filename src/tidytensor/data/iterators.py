@@ -23,7 +23,6 @@ from __future__ import annotations
 import abc
 import inspect
 import itertools
-import random
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -31,6 +30,7 @@ from typing import Any, NamedTuple
 
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, InvalidArgumentError
+from ..random_engines import Alea
 from ..tensor import Tensor
 from ._async import LoopThread
 from ._packed import PACKED, PackedBatch, PackedRows, Schema
@@ -582,19 +582,27 @@ class UnbatchIterator(_Stage):
 
 
 class ShuffleIterator(_Stage):
-    """Samples uniformly from a buffer of ``buffer_size`` upstream elements.
+    """Samples from a window of ``buffer_size`` upstream elements, drawing exactly as TF.js's
+    ``ShuffleIterator``: a seeded alea stream (``seed``, a string, as TF.js's) picks
+    ``floor(random() * length)`` in the window, and the window's last entry moves to the
+    drawn one's place. As in TF.js, once the upstream has ended, the window is filled up
+    with end-of-stream markers: drawing one costs a draw and shrinks the window until an
+    element is drawn, after which the window is filled up again.
 
-    Plain rows are buffered packed (see :mod:`._packed`): once ``store`` exists, buffer
+    Plain rows are buffered packed (see :mod:`._packed`): once ``store`` exists, window
     position ``i`` is row ``i`` of it unless ``objects`` holds the element at ``i``.
-    Before that, ``buffer`` lists the elements."""
+    Before that, ``buffer`` lists the elements. Positions from ``count`` to ``length``
+    are end markers (kept implicit); END in ``buffer``/``objects`` is one made explicit
+    by a move."""
 
     STAGE = "Shuffle"
 
-    def __init__(self, upstream: LazyIterator, buffer_size: int, seed: int):
+    def __init__(self, upstream: LazyIterator, buffer_size: int, seed: Any):
         self.upstream = upstream
         self.buffer_size = buffer_size
-        self.random = random.Random(seed)
-        self.count = 0  # elements buffered
+        self.random = Alea(seed)
+        self.count = 0  # explicit window positions
+        self.length = 0  # window length (``count`` plus implicit end markers)
         self.buffer: list[Any] = []
         self.store: PackedRows | None = None
         self.objects: dict[int, Any] = {}
@@ -602,7 +610,7 @@ class ShuffleIterator(_Stage):
         # Set by a ``batch`` stage right after this one: then only ``_pull_rows`` reads the
         # buffer, and packed rows may be stored rounded to float32 (see PackedRows).
         self.for_batch = False
-        self.exhausted = False
+        self.exhausted = False  # the upstream has ended
         self._unpacked: Any = None
 
     def _fill(self) -> None:
@@ -624,33 +632,51 @@ class ShuffleIterator(_Stage):
             elif not store.put(self.count, value):
                 self.objects[self.count] = value
             self.count += 1
+        self.length = self.buffer_size if self.exhausted else self.count
 
     def _draw(self, take_row: Callable[[int], None]) -> Any:
         """Removes a random element and returns it, or PACKED after ``take_row(i)`` has
-        read its packed row ``i``; END when the buffer is empty. The last element moves to
-        the drawn one's place."""
+        read its packed row ``i``; END when the window is empty. The last entry moves to
+        the drawn one's place; drawn end markers are dropped."""
         self._fill()
-        if self.count == 0:
-            return END
-        last = self.count - 1
-        i = self.random.randrange(self.count)
-        self.count = last
+        while self.length > 0:
+            last = self.length - 1
+            i = int(self.random() * self.length)
+            self.length = last
+            if i >= self.count:  # an implicit end marker
+                continue
+            item = self._take(i, last, take_row)
+            if item is not END:
+                return item
+        return END
+
+    def _take(self, i: int, last: int, take_row: Callable[[int], None]) -> Any:
+        """Removes explicit position ``i`` and moves window position ``last`` there."""
+        count = self.count
         if self.store is None:
             buffer = self.buffer
             item = buffer[i]
-            buffer[i] = buffer[last]
-            buffer.pop()
+            if last >= count:  # an implicit end marker moves in
+                buffer[i] = END
+            else:
+                buffer[i] = buffer[last]
+                buffer.pop()
+                self.count = last
             return item
         objects = self.objects
         item = objects.pop(i, PACKED)
         if item is PACKED:
             take_row(i)
-        if i != last:
-            moved = objects.pop(last, PACKED)
-            if moved is PACKED:
-                self.store.move(last, i)
-            else:
-                objects[i] = moved
+        if last >= count:
+            objects[i] = END
+        else:
+            if i != last:
+                moved = objects.pop(last, PACKED)
+                if moved is PACKED:
+                    self.store.move(last, i)
+                else:
+                    objects[i] = moved
+            self.count = last
         return item
 
     def _next(self) -> Any:
@@ -688,8 +714,8 @@ class ShuffleIterator(_Stage):
         try:
             self.upstream.close()
         finally:
-            held = self.buffer + list(self.objects.values())
-            self.buffer, self.objects, self.count = [], {}, 0
+            held = [x for x in self.buffer + list(self.objects.values()) if x is not END]
+            self.buffer, self.objects, self.count, self.length = [], {}, 0, 0
             self.store = None
             dispose_value(held)
 

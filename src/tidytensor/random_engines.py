@@ -293,7 +293,10 @@ class RandGamma:
                 break
         v = (1 / self.beta) * d * v
         if self.alpha < 1:
-            v *= _js_pow(randu(), 1 / self.alpha)
+            # JS: 1 / 0 is Infinity (alpha 0 draws zeros)
+            v *= _js_pow(
+                randu(), 1 / self.alpha if self.alpha else math.copysign(math.inf, self.alpha)
+            )
         return self.convert_value(v)
 
     def convert_value(self, value: float) -> float:

@@ -140,10 +140,10 @@ def absolute_difference(
 
 @op
 def cosine_distance(
-    labels: Any, predictions: Any, axis: Any, weights: Any = None, reduction: Any = _DEFAULT
+    labels: Any, predictions: Any, axis: Any = None, weights: Any = None, reduction: Any = _DEFAULT
 ) -> Tensor:
     """Weighted ``1 - sum(labels * predictions, axis)`` (inputs are expected unit-normalized),
-    reduced.
+    reduced. A missing ``axis`` sums over every axis, as TF.js does with ``undefined``.
 
     >>> tf.losses.cosine_distance([[1, 0], [0, 1]], [[1, 0], [1, 0]], 1).array_sync()
     0.5

@@ -8,6 +8,7 @@ bit (see ``random_engines.py``); without one, NumPy draws from the same distribu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -126,8 +127,10 @@ def random_gamma(
     alpha = float_arg(alpha, "randomGamma", "alpha")
     beta = float_arg(beta, "randomGamma", "beta", finite=True)
     seed = seed_arg(seed, "randomGamma")
-    if not alpha > 0:
-        raise InvalidArgumentError(f"randomGamma() needs alpha > 0, but got {alpha}")
+    # alpha 0 draws zeros, as in TF.js (u ** (1 / 0)); a negative, -0, infinite or NaN alpha
+    # makes NaNs or meaningless values there, so it is refused here.
+    if not (0 < alpha < math.inf or (alpha == 0 and math.copysign(1, alpha) > 0)):
+        raise InvalidArgumentError(f"randomGamma() needs alpha >= 0, but got {alpha}")
     res = buffer(shape, dtype)
     values = random_engines.gamma_values(res.size, alpha, beta, dtype, seed)
     return fill_buffer(res, values).to_tensor()

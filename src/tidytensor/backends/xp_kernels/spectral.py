@@ -33,7 +33,7 @@ def _radix2(re, im, inverse, xp):
 def _direct(re, im, inverse, xp):
     n = re.shape[-1]
     idx = xp.arange(n)
-    angle = (2.0 if inverse else -2.0) * math.pi * ((idx[:, None] * idx[None, :]) % n) / n
+    angle = (2.0 if inverse else -2.0) * math.pi * ((idx[:, None] * idx[None, :]) / n)
     wr, wi = xp.cos(angle), xp.sin(angle)  # [k, j]
     r, i = re[:, None, :], im[:, None, :]
     return (r * wr - i * wi).sum(-1), (r * wi + i * wr).sum(-1)

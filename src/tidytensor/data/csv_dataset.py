@@ -15,6 +15,8 @@ Where it differs from TF.js 4.22 (on purpose, and documented here):
   Python's ``csv`` module; blank lines are skipped.
 * ``dtype='string'`` keeps numeric-looking text as a string (TF.js turns it into a number).
 * Errors name the 1-based line number in the file (the header is line 1).
+* A UTF-8 byte order mark at the start of the file is dropped (TF.js keeps it in the first
+  column's name).
 """
 
 from __future__ import annotations

@@ -686,3 +686,26 @@ def test_a_huge_dimension_is_refused_even_in_an_empty_shape():
     with pytest.raises(tf.ShapeError, match="has a dimension of"):
         tf.eye(0, 2**40)
     assert tf.zeros([0, 5]).shape == [0, 5]
+
+
+TENSOR = object()  # stands for a tensor made inside the test
+
+
+@pytest.mark.parametrize(
+    "factory, kwargs",
+    [
+        ("variance_scaling", {"scale": np.array(["a"])}),
+        ("variance_scaling", {"mode": np.array([1, 2])}),
+        ("random_normal", {"stddev": TENSOR}),
+        ("random_uniform", {"minval": "0"}),
+        ("constant", {"value": [1]}),
+        ("orthogonal", {"seed": object()}),
+    ],
+)
+def test_initializer_arguments_are_checked_before_any_math(factory, kwargs):
+    kwargs = {k: tf.tensor([1.0, 2.0]) if v is TENSOR else v for k, v in kwargs.items()}
+    before = tf.memory().num_tensors
+    with pytest.raises(tf.TidyTensorError, match="initializer|FanMode"):
+        getattr(tf.initializers, factory)(**kwargs)
+    assert tf.memory().num_tensors == before  # no comparison tensor left behind
+    tf.dispose([v for v in kwargs.values() if isinstance(v, tf.Tensor)])

@@ -341,7 +341,8 @@ class UniformRandom:
         return self.convert_value(self.min + self.range * self.random())
 
     def take(self, n: int) -> np.ndarray:
-        values = self.min + self.range * self.random.take(n)
+        with np.errstate(invalid="ignore", over="ignore"):  # an infinite bound gives NaN, as in JS
+            values = self.min + self.range * self.random.take(n)
         if self.can_return_float():
             return values
         return _js_round_array(values)

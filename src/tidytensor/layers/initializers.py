@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
-from ..errors import DTypeError
+from ..errors import ArgumentTypeError, DTypeError
 from ..ops import linalg
 from ..tensor import Tensor
 from . import backend as K
@@ -81,8 +81,29 @@ VALID_FAN_MODE_VALUES = ("fanIn", "fanOut", "fanAvg")
 VALID_DISTRIBUTION_VALUES = ("normal", "uniform", "truncatedNormal")
 
 
+def _number(value: Any, name: str, who: str, default: float) -> Any:
+    """An initializer's numeric argument: ``default`` for None, else a Python number."""
+    if value is None:
+        return default
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():  # a NumPy scalar
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentTypeError(
+            f"The {who} initializer's '{name}' must be a number, but got "
+            f"{type(value).__name__}: {value!r}"[:200]
+        )
+    return value
+
+
+def _seed(seed: Any, who: str) -> Any:
+    """An initializer's seed: None, a number or a string (as TF.js's random ops take)."""
+    if seed is None or isinstance(seed, str):
+        return seed
+    return _number(seed, "seed", who, None)
+
+
 def _check_union(values: tuple, label: str, value: Any) -> str:
-    camel = to_camel_case(value) if isinstance(value, str) else value
+    camel = to_camel_case(value) if isinstance(value, str) else None
     if camel not in values:
         raise LayersValueError(
             f"{value} is not a valid {label}.  Valid values are {','.join(values)} or "
@@ -139,7 +160,7 @@ class Constant(Initializer):
     def __init__(self, value: float | None = None):
         if value is None:
             raise LayersValueError(f"config must have value set but got {{'value': {value}}}")
-        self.value = value
+        self.value = _number(value, "value", "Constant", None)
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         return ENGINE.tidy(
@@ -157,9 +178,9 @@ class RandomUniform(Initializer):
     class_name = "RandomUniform"
 
     def __init__(self, minval: float | None = None, maxval: float | None = None, seed: Any = None):
-        self.minval = -0.05 if minval is None else minval
-        self.maxval = 0.05 if maxval is None else maxval
-        self.seed = seed
+        self.minval = _number(minval, "minval", "RandomUniform", -0.05)
+        self.maxval = _number(maxval, "maxval", "RandomUniform", 0.05)
+        self.seed = _seed(seed, "RandomUniform")
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         return ops.random_uniform(shape, self.minval, self.maxval, dtype or "float32", self.seed)
@@ -172,9 +193,10 @@ class _Normal(Initializer):
     """The arguments of the normal initializers: ``mean`` (default 0), ``stddev`` (0.05)."""
 
     def __init__(self, mean: float | None = None, stddev: float | None = None, seed: Any = None):
-        self.mean = 0.0 if mean is None else mean
-        self.stddev = 0.05 if stddev is None else stddev
-        self.seed = seed
+        who = self.class_name
+        self.mean = _number(mean, "mean", who, 0.0)
+        self.stddev = _number(stddev, "stddev", who, 0.05)
+        self.seed = _seed(seed, who)
 
     def get_config(self) -> dict[str, Any]:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -209,7 +231,7 @@ class Identity(Initializer):
     class_name = "Identity"
 
     def __init__(self, gain: float | None = None):
-        self.gain = 1.0 if gain is None else gain
+        self.gain = _number(gain, "gain", "Identity", 1.0)
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         if len(shape) != 2 or shape[0] != shape[1]:
@@ -252,14 +274,19 @@ class VarianceScaling(Initializer):
         distribution: str | None = None,
         seed: Any = None,
     ):
-        if scale is not None and scale < 0.0:
+        scale = _number(scale, "scale", "VarianceScaling", 1.0)
+        if scale < 0.0:
             raise LayersValueError(f"scale must be a positive float. Got: {scale}")
-        self.scale = 1.0 if scale is None else scale
-        self.mode = _check_union(VALID_FAN_MODE_VALUES, "FanMode", mode or "fanIn")
-        self.distribution = _check_union(
-            VALID_DISTRIBUTION_VALUES, "Distribution", distribution or "normal"
+        self.scale = scale
+        self.mode = _check_union(
+            VALID_FAN_MODE_VALUES, "FanMode", "fanIn" if mode is None else mode
         )
-        self.seed = seed
+        self.distribution = _check_union(
+            VALID_DISTRIBUTION_VALUES,
+            "Distribution",
+            "normal" if distribution is None else distribution,
+        )
+        self.seed = _seed(seed, "VarianceScaling")
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         fan_in, fan_out = compute_fans(shape)
@@ -348,8 +375,8 @@ class Orthogonal(Initializer):
     ELEMENTS_WARN_SLOW = 2000
 
     def __init__(self, gain: float | None = None, seed: Any = None):
-        self.gain = 1 if gain is None else gain
-        self.seed = seed
+        self.gain = _number(gain, "gain", "Orthogonal", 1)
+        self.seed = _seed(seed, "Orthogonal")
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         shape = list(shape)

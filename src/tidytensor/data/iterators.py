@@ -639,6 +639,10 @@ class ShuffleIterator(_Stage):
         read its packed row ``i``; END when the window is empty. The last entry moves to
         the drawn one's place; drawn end markers are dropped."""
         self._fill()
+        if self.exhausted and self.count == 0:
+            # Only end markers are left: their draws could change nothing anyone sees (the
+            # iteration ends, and the next one is seeded afresh), so skip them.
+            self.length = 0
         while self.length > 0:
             last = self.length - 1
             i = int(self.random() * self.length)

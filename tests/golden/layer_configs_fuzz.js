@@ -800,7 +800,17 @@ async function main() {
   console.log(`wrote ${cases.length} cases (${size} bytes) to ${OUTFILE}; refused`, refused);
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// The recipe drawers are shared with layer_grads_fuzz.js (reseed() restarts the stream).
+function reseed(seed) {
+  rand = mulberry32(seed);
+  layerNo = 0;
+}
+module.exports = {reseed, rand: () => rand(), randInt, pick, coin, round3, prod, b64, SINGLE,
+  FAMILIES, PER_FAMILY, MIXES, singleRecipe, build, setRandomWeights, makeInput};
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

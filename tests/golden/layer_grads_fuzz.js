@@ -1,8 +1,8 @@
 // Differential fuzz of GRADIENTS through every TF.js 4.22 layer family: draws random layer
 // configurations with layer_configs_fuzz.js's recipe generator (seeded; its own results are
 // untouched), builds each small model on the cpu backend, sets seeded random weights, compiles
-// with SGD (learning rate 0.1) and meanSquaredError on every output, and runs two trainOnBatch
-// steps on fixed random inputs and targets. Writes results/layer_grads_fuzz.json, which
+// with SGD (learning rate 0.1) and a random Layers loss (targets drawn to fit it) on every
+// output, and runs two trainOnBatch steps on fixed random inputs and targets. Writes results/layer_grads_fuzz.json, which
 // tests/layers/test_layer_grads_fuzz.py replays.
 // Run: cd tests/golden && node layer_grads_fuzz.js [seed] [outfile]
 // (the committed file uses the default seed; another seed hunts elsewhere).
@@ -32,11 +32,11 @@ const batchFor = (family) => (family === 'upSampling2d' ? 1 : BATCH);
 
 // Families drawn, and how many of each (fewer than the predict fuzz: the file holds three
 // weight sets a case).
-const PER_FAMILY = {dense: 4, activation: 6, flatten: 2, reshape: 2, permute: 2,
-  repeatVector: 2, conv1d: 6, conv2d: 7, conv2dTranspose: 7, conv3d: 4, separableConv2d: 6,
+const PER_FAMILY = {dense: 4, activation: 4, flatten: 2, reshape: 2, permute: 2,
+  repeatVector: 2, conv1d: 6, conv2d: 7, conv2dTranspose: 6, conv3d: 4, separableConv2d: 6,
   depthwiseConv2d: 6, pool1d: 4, pool2d: 6, pool3d: 4, globalPool: 5, upSampling2d: 5,
   cropping2D: 3, zeroPadding2d: 3, batchNormalization: 8, layerNormalization: 8, embedding: 4,
-  recurrent: 10, cellRnn: 8, bidirectional: 8, timeDistributed: 4, advancedActivation: 11};
+  recurrent: 9, cellRnn: 7, bidirectional: 7, timeDistributed: 4, advancedActivation: 11};
 const MIXES = {merge: 11, masking: 6, embeddingRnn: 4, convStack: 4, residual: 2, shared: 3,
   nested: 2};
 const RANDOM_IN_TRAINING = ['dropout', 'noise'];
@@ -88,6 +88,37 @@ function withPreDense(recipe) {
   return recipe;
 }
 
+// The loss of a case (every output gets it) and targets that fit it.
+const LOSSES = ['meanSquaredError', 'meanSquaredError', 'meanAbsoluteError',
+  'meanAbsolutePercentageError', 'meanSquaredLogarithmicError', 'squaredHinge', 'hinge',
+  'categoricalHinge', 'logcosh', 'categoricalCrossentropy', 'sparseCategoricalCrossentropy',
+  'binaryCrossentropy', 'kullbackLeiblerDivergence', 'poisson', 'cosineProximity'];
+function targetsFor(loss, shape, classes) {
+  const n = gen.prod(shape);
+  const last = shape[shape.length - 1];
+  const u = () => gen.round3(gen.rand());
+  const oneHot = () => Array.from({length: n}, (_, i) => i % last).map((j, i, a) => {
+    if (j === 0) a.hot = gen.randInt(0, last - 1);
+    return j === a.hot ? 1 : 0;
+  });
+  switch (loss) {
+    case 'meanAbsolutePercentageError':
+      return Array.from({length: n}, () => (gen.coin() ? 1 : -1) * (0.5 + u()));
+    case 'meanSquaredLogarithmicError': case 'poisson':
+      return Array.from({length: n}, () => 2 * u());
+    case 'squaredHinge': case 'hinge':
+      return Array.from({length: n}, () => (gen.coin() ? 1 : -1));
+    case 'categoricalHinge': case 'categoricalCrossentropy': case 'kullbackLeiblerDivergence':
+      return oneHot();
+    case 'sparseCategoricalCrossentropy':
+      return Array.from({length: n}, () => gen.randInt(0, classes - 1));
+    case 'binaryCrossentropy':
+      return Array.from({length: n}, () => (gen.coin(0.5) ? u() : gen.randInt(0, 1)));
+    default:
+      return Array.from({length: n}, () => gen.round3(gen.rand() * 2 - 1));
+  }
+}
+
 const f32 = (t) => ({shape: t.shape, b64: gen.b64(t.dataSync())});
 const weightsOf = (model) => model.weights.map((w) => {
   const v = w.read();
@@ -102,13 +133,15 @@ async function runCase(recipe, batch) {
     gen.setRandomWeights(model);
     const inShapes = model.inputs.map((i) => [batch, ...i.shape.slice(1)]);
     const xs = inShapes.map((s) => tf.tensor(gen.makeInput(s, recipe), s, 'float32'));
+    const loss = gen.pick(LOSSES);
     const ys = model.outputs.map((o) => {
       const s = [batch, ...o.shape.slice(1)];
-      return tf.tensor(Array.from({length: gen.prod(s)}, () => gen.round3(gen.rand() * 2 - 1)),
-        s, 'float32');
+      const classes = s[s.length - 1];
+      if (loss === 'sparseCategoricalCrossentropy') s[s.length - 1] = 1;
+      return tf.tensor(targetsFor(loss, s, classes), s, 'float32');
     });
     const weights0 = weightsOf(model);
-    model.compile({optimizer: tf.train.sgd(0.1), loss: 'meanSquaredError'});
+    model.compile({optimizer: tf.train.sgd(0.1), loss});
     const losses = [];
     const weights = [];
     let problem = null;
@@ -128,10 +161,10 @@ async function runCase(recipe, batch) {
     }
     delete recipeOut.ints;
     delete recipeOut.maskValue;
-    const out = {name: recipe.name, recipe: recipeOut, inputs: xs.map(f32), targets: ys.map(f32),
-      weights0, losses, weights};
+    const out = {name: recipe.name, recipe: recipeOut, loss, inputs: xs.map(f32),
+      targets: ys.map(f32), weights0, losses, weights};
     tf.dispose([xs, ys]);
-    if (problem) return {skip: problem, recipe: recipeOut};
+    if (problem) return {skip: problem};  // (a loss that does not fit the outputs; no recipe kept)
     return out;
   } finally {
     model.dispose();

@@ -2,7 +2,7 @@
 tests/golden/layer_grads_fuzz.js from TF.js 4.22): GRADIENTS through random configurations of
 every layer family. Each case is a small model (layer_configs_fuzz.js's recipes; a single layer
 gets a linear Dense in front so that its input gradient is used too) with TF.js's seeded
-weights, compiled with SGD(0.1) and meanSquaredError, trained two ``train_on_batch`` steps on
+weights, compiled with SGD(0.1) and a random loss (every Layers loss; targets that fit it), trained two ``train_on_batch`` steps on
 fixed inputs and targets. tidytensor must return TF.js's losses and end each step with TF.js's
 weights (trainable and not: batch-norm moving statistics too), with kernel fusion on and off.
 
@@ -36,6 +36,19 @@ RESULTS = Path(
 # float32 chains of a few ops and two steps: 1e-4 relative (TF.js's own tolerance is 1e-3).
 RTOL = 1e-4
 ATOL = 1e-5
+# Losses that divide by (or take the log of) the outputs (the crossentropies clip to
+# [eps, 1 - eps] and take log(p / (1 - p)); categoricalCrossentropy divides by the sum of the
+# outputs, which need not be probabilities here) amplify a last-bit difference of the forward
+# pass (a convolution's summation order) by 1 / (1 - p) and more: TF.js's own 1e-3 for those.
+ILL_CONDITIONED = {
+    "binaryCrossentropy",
+    "categoricalCrossentropy",
+    "sparseCategoricalCrossentropy",
+    "kullbackLeiblerDivergence",
+    "poisson",
+    "meanAbsolutePercentageError",
+    "meanSquaredLogarithmicError",
+}
 
 DATA = json.loads(RESULTS.read_text())
 CASES = DATA["cases"]
@@ -73,23 +86,24 @@ def _train(model: Any, case: dict[str, Any]) -> list[tuple[list[float], list[np.
 
 
 def _compare(case: dict[str, Any], got: list[Any], fused: bool) -> None:
-    where = f"{case['name']} (kernel fusion {'on' if fused else 'off'}; recipe {case['recipe']})"
+    rtol, atol = (1e-3, 1e-4) if case["loss"] in ILL_CONDITIONED else (RTOL, ATOL)
+    where = f"{case['name']} ({case['loss']}; kernel fusion {'on' if fused else 'off'}; recipe {case['recipe']})"
     for step, ((losses, weights), want_losses, want_weights) in enumerate(
         zip(got, case["losses"], case["weights"], strict=True)
     ):
         np.testing.assert_allclose(
             np.asarray(losses, np.float64),
             np.asarray(want_losses, np.float64),
-            rtol=RTOL,
-            atol=ATOL,
+            rtol=rtol,
+            atol=atol,
             err_msg=f"{where}: losses of step {step + 1}",
         )
         for w, want in zip(weights, want_weights, strict=True):
             np.testing.assert_allclose(
                 w.astype(np.float64),
                 _floats(want).astype(np.float64),
-                rtol=RTOL,
-                atol=ATOL,
+                rtol=rtol,
+                atol=atol,
                 err_msg=f"{where}: weight {want['name']} after step {step + 1}",
             )
 
@@ -110,7 +124,7 @@ def test_two_sgd_steps_match_tfjs(case):
     model = _build(case)
     optimizer = tf.train.sgd(0.1)
     try:
-        model.compile(optimizer=optimizer, loss="meanSquaredError")
+        model.compile(optimizer=optimizer, loss=case["loss"])
         _set_exact(model, case["weights0"])
         _compare(case, _train(model, case), fused=True)
         # the same steps again from the same weights (SGD keeps no state), without fusion

@@ -30,14 +30,7 @@ const SEED = Number(process.argv[2] || 20250611);
 const OUTFILE = process.argv[3] || path.join(__dirname, 'results', 'layer_configs_fuzz.json');
 
 // ------------------------------------------------------------------ seeded random numbers
-function mulberry32(a) {
-  return function () {
-    a |= 0; a = (a + 0x6D2B79F5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32 } = require('./prng');
 let rand = mulberry32(SEED);
 const randInt = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));  // inclusive
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];

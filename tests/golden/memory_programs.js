@@ -384,16 +384,7 @@ async function runProgram(prog, gen) {
 
 // ------------------------------------------------------------------ the generator
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32 } = require('./prng');
 
 const SHAPES = [[], [3], [2, 3], [1, 3], [2, 1]];
 const UNARY = ['square', 'neg', 'exp', 'relu', 'abs', 'sum', 'mean', 'sigmoid', 'tanh'];

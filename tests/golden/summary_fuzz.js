@@ -29,14 +29,7 @@ const fs = require('fs');
 const path = require('path');
 const {execFileSync} = require('child_process');
 
-function mulberry32(a) {
-  return function() {
-    a |= 0; a = a + 0x6D2B79F5 | 0;
-    let t = Math.imul(a ^ a >>> 15, 1 | a);
-    t = t + Math.imul(t ^ t >>> 7, 61 | t) ^ t;
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32 } = require('./prng');
 
 // ------------------------------------------------------------------ the child: one case
 function runCase(seed, index) {

@@ -161,6 +161,13 @@ class Alea:
         self._s2 = t & 0xFFFFFFFF
         return self._s2 * _TWO_POW_MINUS_32
 
+    def int32(self) -> int:
+        """seedrandom's ``prng.int32()``: the next draw as a signed 32-bit integer
+        (``(prng() * 2**32) | 0``)."""
+        self()
+        x = self._s2
+        return x - 0x100000000 if x >= 0x80000000 else x
+
     def take(self, n: int) -> np.ndarray:
         """The next ``n`` uniforms as a float64 array."""
         out = np.empty(n, dtype=np.float64)

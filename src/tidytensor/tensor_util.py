@@ -42,6 +42,7 @@ from .engine import ENGINE
 from .errors import ArgumentTypeError, DTypeError, ShapeError
 from .random_engines import js_number_to_string
 from .tensor import Tensor, disposed_error
+from .utf16 import from_code_units
 
 __all__ = [
     "assert_non_negative_integer_dimensions",
@@ -300,15 +301,8 @@ def _flatten_into(values: Any, out: list) -> None:
 
 def _js_string(v: Any) -> str:
     if isinstance(v, str):
-        if v.isascii():
-            return v
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError:
-            # Surrogate code points: TF.js's TextEncoder joins a high+low pair into one
-            # character and stores each lone surrogate as U+FFFD.
-            return v.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return v
+        # Surrogate code points are stored as TF.js's TextEncoder stores them.
+        return v if v.isascii() else from_code_units(v)
     if isinstance(v, (bytes, np.bytes_)):
         # Strings are stored decoded, so bytes that are not UTF-8 raise here (TF.js keeps
         # the raw bytes and shows each bad sequence as U+FFFD when it prints or reads them).

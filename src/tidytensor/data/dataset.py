@@ -58,12 +58,6 @@ def _check_count(count: Any, op: str) -> int | None:
     return count
 
 
-def _int32(rng: Alea) -> int:
-    """seedrandom's ``prng.int32()``: ``(prng() * 2**32) | 0``."""
-    x = int(rng() * 4294967296.0) & 0xFFFFFFFF
-    return x - 0x100000000 if x >= 0x80000000 else x
-
-
 def _check_positive(value: Any, name: str, op: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentTypeError(f"Dataset.{op}(): {name} must be an integer, got {value!r}")
@@ -345,10 +339,10 @@ class Dataset(abc.ABC):
         def make() -> LazyIterator:
             with lock:
                 if reshuffle_each_iteration:
-                    stream_seed = js_number_to_string(_int32(master) + _int32(master))
+                    stream_seed = js_number_to_string(master.int32() + master.int32())
                 else:
                     if not fixed:
-                        fixed.append(js_number_to_string(_int32(master)))
+                        fixed.append(js_number_to_string(master.int32()))
                     stream_seed = fixed[0]
             return ShuffleIterator(base.iterator(), buffer_size, stream_seed)
 

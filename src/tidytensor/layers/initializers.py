@@ -23,10 +23,13 @@ import abc
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import ops
 from ..engine import ENGINE
-from ..errors import ArgumentTypeError, DTypeError
+from ..errors import DTypeError
 from ..ops import linalg
+from ..ops._op import float_arg, seed_arg
 from ..tensor import Tensor
 from . import backend as K
 from .errors import LayersNotImplementedError, LayersValueError
@@ -82,24 +85,19 @@ VALID_DISTRIBUTION_VALUES = ("normal", "uniform", "truncatedNormal")
 
 
 def _number(value: Any, name: str, who: str, default: float) -> Any:
-    """An initializer's numeric argument: ``default`` for None, else a Python number."""
+    """An initializer's numeric argument (``default`` for None), checked as ops check theirs;
+    an int stays an int, so configs serialize as TF.js's do."""
     if value is None:
         return default
-    if hasattr(value, "item") and getattr(value, "shape", None) == ():  # a NumPy scalar
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ArgumentTypeError(
-            f"The {who} initializer's '{name}' must be a number, but got "
-            f"{type(value).__name__}: {value!r}"[:200]
-        )
-    return value
+    number = float_arg(value, f"{who} initializer", name)
+    return int(number) if isinstance(value, (int, np.integer)) else number
 
 
 def _seed(seed: Any, who: str) -> Any:
-    """An initializer's seed: None, a number or a string (as TF.js's random ops take)."""
-    if seed is None or isinstance(seed, str):
-        return seed
-    return _number(seed, "seed", who, None)
+    """An initializer's seed: None, a number or a string; a NumPy number becomes a Python one
+    (configs are JSON)."""
+    seed = seed_arg(seed, who)
+    return seed.item() if isinstance(seed, np.generic) else seed
 
 
 def _check_union(values: tuple, label: str, value: Any) -> str:
@@ -180,7 +178,7 @@ class RandomUniform(Initializer):
     def __init__(self, minval: float | None = None, maxval: float | None = None, seed: Any = None):
         self.minval = _number(minval, "minval", "RandomUniform", -0.05)
         self.maxval = _number(maxval, "maxval", "RandomUniform", 0.05)
-        self.seed = _seed(seed, "RandomUniform")
+        self.seed = _seed(seed, "RandomUniform initializer")
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         return ops.random_uniform(shape, self.minval, self.maxval, dtype or "float32", self.seed)
@@ -196,7 +194,7 @@ class _Normal(Initializer):
         who = self.class_name
         self.mean = _number(mean, "mean", who, 0.0)
         self.stddev = _number(stddev, "stddev", who, 0.05)
-        self.seed = _seed(seed, who)
+        self.seed = _seed(seed, f"{who} initializer")
 
     def get_config(self) -> dict[str, Any]:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -286,7 +284,7 @@ class VarianceScaling(Initializer):
             "Distribution",
             "normal" if distribution is None else distribution,
         )
-        self.seed = _seed(seed, "VarianceScaling")
+        self.seed = _seed(seed, "VarianceScaling initializer")
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         fan_in, fan_out = compute_fans(shape)
@@ -376,7 +374,7 @@ class Orthogonal(Initializer):
 
     def __init__(self, gain: float | None = None, seed: Any = None):
         self.gain = _number(gain, "gain", "Orthogonal", 1)
-        self.seed = _seed(seed, "Orthogonal")
+        self.seed = _seed(seed, "Orthogonal initializer")
 
     def apply(self, shape: Any, dtype: str | None = None) -> Tensor:
         shape = list(shape)

@@ -19,7 +19,6 @@ from ..scopes import dispose, tidy
 from ..tensor import Tensor
 from .callbacks import History, standardize_callbacks
 from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .progress import format_metrics
 from .training import (
     _check_kwargs,
     _check_verbose,
@@ -33,8 +32,8 @@ from .training import (
     standardize_class_weights,
     standardize_weights,
 )
-from .training_loops import _begin_training
-from .utils import js_array_str, js_json, singleton_or_array
+from .training_loops import _begin_training, _evaluation_result
+from .utils import js_array_str, js_json
 
 __all__ = ["evaluate_dataset", "fit_dataset"]
 
@@ -418,10 +417,4 @@ def evaluate_dataset(
     for i, old in enumerate(outs):
         outs[i] = ops.div(old, num_examples)
         old.dispose()
-    if verbose:
-        values = {
-            name: float(t.data_sync()[0])
-            for name, t in zip(model.metrics_names, outs, strict=False)
-        }
-        print(format_metrics(values, list(values)))
-    return singleton_or_array(outs)
+    return _evaluation_result(model, outs, verbose)

@@ -373,6 +373,12 @@ def evaluate(
             _dispose_new(ys, y)
     finally:
         dispose(made_x + made_y)
+    return _evaluation_result(model, outs, verbose)
+
+
+def _evaluation_result(model: Any, outs: list[Tensor], verbose: int) -> Any:
+    """What ``evaluate`` and ``evaluate_dataset`` return (one scalar or a list), printed as
+    ``loss: … - acc: …`` first when ``verbose``."""
     if verbose:
         values = {
             name: float(t.data_sync()[0])

@@ -63,14 +63,14 @@ def cosine_window(window_length: int, a: float, b: float) -> Tensor:
     ):
         raise InvalidArgumentError(
             f"Invalid typed array length: {describe(n)} (the window length passed to "
-            "cosineWindow must be a non-negative integer)"
+            "cosineWindow must be a non-negative number)"
         )
     size = math.trunc(n)
     if float(n).is_integer():
         n = int(n)
     a = float_arg(a, "cosineWindow", "a")
     b = float_arg(b, "cosineWindow", "b")
-    even = 1 - math.fmod(n, 2) if isinstance(n, float) else 1 - n % 2
+    even = 1 - n % 2  # n >= 0: Python's % is JS's here, fractions included
     period = n + even - 1
     values = []
     for i in range(size):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError
+from ...utf16 import from_code_units, to_code_units
 
 # ============================================================================ helpers
 
@@ -495,40 +496,21 @@ def _substitute(rewrite, named):
     return replace
 
 
-def _utf16_units(s):
-    """``s`` with each astral character split into its two UTF-16 surrogates: JavaScript's
-    (non-unicode) regular expressions match code units, so ``.`` takes half of an emoji."""
-    if all(ord(c) < 0x10000 for c in s):
-        return s
-    out = []
-    for c in s:
-        v = ord(c) - 0x10000
-        out.append(c if v < 0 else chr(0xD800 + (v >> 10)) + chr(0xDC00 + (v & 0x3FF)))
-    return "".join(out)
-
-
-def _from_utf16_units(s):
-    """Rejoins surrogate pairs; a lone surrogate becomes U+FFFD (TextEncoder's UTF-8)."""
-    if all(not 0xD800 <= ord(c) <= 0xDFFF for c in s):
-        return s
-    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
-
 def static_regex_replace(x, *, xp, pattern, rewrite, replace_global):
     strings = np.asarray(x, dtype=object).reshape(-1).tolist()
     if not strings:
         return np.empty(x.shape, dtype=object)  # TF.js makes no RegExp for no string
     flags = "g" if replace_global else ""
     try:
-        translated, named = _translate(_utf16_units(pattern))
+        translated, named = _translate(to_code_units(pattern))
         regex = re.compile(translated, re.ASCII)
     except (_RegexError, re.error) as exc:
         raise InvalidArgumentError(
             f"Invalid regular expression: /{pattern}/{flags}: {exc}"
         ) from None
-    sub = _substitute(_utf16_units(rewrite), named)
+    sub = _substitute(to_code_units(rewrite), named)
     count = 0 if replace_global else 1
-    out = [_from_utf16_units(regex.sub(sub, _utf16_units(s), count=count)) for s in strings]
+    out = [from_code_units(regex.sub(sub, to_code_units(s), count=count)) for s in strings]
     return _string_array(out, x.shape)
 
 

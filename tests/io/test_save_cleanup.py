@@ -74,9 +74,7 @@ def test_stale_temporaries_of_other_models_and_live_saves_are_kept(tmp_path):
         tf.io.save_model(model, str(folder))
     finally:
         os.close(fd)
-    assert temporaries(tmp_path) == sorted(
-        [live.name, other_model.name, not_ours.name]
-    )
+    assert temporaries(tmp_path) == sorted([live.name, other_model.name, not_ours.name])
     model.dispose()
 
 

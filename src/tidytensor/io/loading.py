@@ -32,6 +32,7 @@ from .artifacts import (
 )
 from .errors import ModelFormatError, ModelTooLargeError
 from .router import get_load_handler, get_save_handler
+from .training_config import load_training_config
 from .weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
 
 __all__ = ["get_training_config", "load_layers_model", "model_from_artifacts", "save_model"]
@@ -420,45 +421,6 @@ def match_weights(
 
 
 # ---------------------------------------------------------------------- training config
-def _camel_identifiers(value: Any) -> Any:
-    if isinstance(value, str):
-        return to_camel_case(value)
-    if isinstance(value, list):
-        return [_camel_identifiers(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _camel_identifiers(v) for k, v in value.items()}
-    return value
-
-
-def load_training_config(model: Any, training_config: dict[str, Any], source: str) -> None:
-    """Compiles ``model`` as ``trainingConfig`` says (TF.js's ``loadTrainingConfig``)."""
-    for key, what in (
-        ("weighted_metrics", "weight_metrics"),
-        ("loss_weights", "loss_weights"),
-        ("sample_weight_mode", "sample_weight_mode"),
-    ):
-        if training_config.get(key) is not None:
-            raise ModelFormatError(f"{source}: Loading {what} is not supported yet.")
-    from ..optimizers import OPTIMIZER_CLASSES
-
-    opt_config = training_config.get("optimizer_config")
-    if not isinstance(opt_config, dict):
-        raise ModelFormatError(f"{source}: trainingConfig has no optimizer_config object")
-    class_name = opt_config.get("class_name", opt_config.get("className"))
-    cls = OPTIMIZER_CLASSES.get(class_name)
-    if cls is None:
-        raise ModelFormatError(
-            f"{source}: Unknown optimizer {class_name!r} in trainingConfig (known: "
-            f"{', '.join(OPTIMIZER_CLASSES)})"
-        )
-    optimizer = cls.from_config(cls, convert_pythonic_to_ts(opt_config.get("config") or {}))
-    loss = _camel_identifiers(training_config.get("loss"))
-    metrics = _camel_identifiers(training_config.get("metrics"))
-    model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
-    # The loader made the optimizer and nobody else holds it: dispose it with the model.
-    model.is_optimizer_owned = True
-
-
 def _identifier(fn: Any) -> str:
     if isinstance(fn, str):
         return fn

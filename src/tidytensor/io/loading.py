@@ -21,6 +21,7 @@ from .. import config as _config
 from ..engine import ENGINE
 from ..errors import ResourceExhaustedError, TidyTensorError
 from ..layers.serialization import SerializationMap, deserialize
+from ..layers.state import record_names, stop_recording_names
 from ..layers.utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 from .artifacts import (
     LAYERS_MODEL_FORMAT,
@@ -156,6 +157,7 @@ def model_from_artifacts(
 
     variables_before = {id(v) for v in ENGINE.state.registered_variables.values()}
     scope = ENGINE.start_scope("load_layers_model")
+    made_names = record_names()
     try:
         try:
             with _allocation_budget(budget):
@@ -199,6 +201,7 @@ def model_from_artifacts(
     except BaseException as exc:
         ENGINE.end_scope(None)
         _dispose_new_variables(variables_before)
+        stop_recording_names(made_names, release=True)
         if isinstance(exc, (ModelFormatError, KeyboardInterrupt, SystemExit)) or not isinstance(
             exc, Exception
         ):
@@ -209,6 +212,7 @@ def model_from_artifacts(
         raise ModelFormatError(
             f"{source}: cannot build the model from its topology ({what}): {exc}"
         ) from exc
+    stop_recording_names(made_names, release=False)
     ENGINE.end_scope([t for t in scope.track if not t.is_disposed])
     return model
 

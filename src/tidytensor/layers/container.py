@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import ENGINE
 from ..tensor import Tensor
-from .base import DisposeResult, Layer, Node, SymbolicTensor
+from .base import DisposeResult, Layer, Node, SymbolicTensor, release_output_names
 from .errors import LayersRuntimeError, LayersValueError
 from .executor import FeedDict, execute
 from .input_layer import InputLayer
@@ -245,6 +245,10 @@ class Container(Layer):
                 result.num_disposed_variables += layer.dispose().num_disposed_variables
             for container in self.internal_container_refs:
                 result.num_disposed_variables += container.dispose().num_disposed_variables
+            release_output_names(self)
+            for tensor in self.inputs:  # an Input's tensor: its InputLayer is never disposed
+                if isinstance(tensor.source_layer, InputLayer):
+                    release_output_names(tensor.source_layer)
         result.ref_count_after_dispose = self._ref_count
         return result
 

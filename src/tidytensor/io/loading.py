@@ -33,6 +33,7 @@ from .artifacts import (
 )
 from .errors import ModelFormatError, ModelTooLargeError
 from .router import get_load_handler, get_save_handler
+from .topology_check import check_identifiers, layer_class_names
 from .training_config import load_training_config
 from .weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
 
@@ -129,8 +130,10 @@ def model_from_artifacts(
         raise ModelFormatError(
             f"{source}: format {artifacts.format!r} is not a layers model ('layers-model')"
         )
+    field = "modelTopology"
     if topology.get("model_config") is not None:
         topology = topology["model_config"]
+        field = "modelTopology.model_config"
     specs = artifacts.weight_specs
     if specs is None and artifacts.weights_manifest is not None:
         specs = get_weight_specs(artifacts.weights_manifest)
@@ -142,7 +145,7 @@ def model_from_artifacts(
                 "Therefore loading of weights cannot proceed."
             )
         pieces = _layout(artifacts, specs, max_bytes)
-    check_layer_classes(topology, source, custom_objects)
+    check_layer_classes(topology, source, custom_objects, field)
     model_pieces = [p for p in pieces or [] if p.spec.get("group") != "optimizer"]
     optimizer_pieces = [p for p in pieces or [] if p.spec.get("group") == "optimizer"]
     fast_weight_init = pieces is not None and strict
@@ -208,9 +211,14 @@ def model_from_artifacts(
             raise
         if isinstance(exc, RecursionError):
             raise ModelFormatError(f"{source}: the model topology is nested too deeply") from None
-        what = type(exc).__name__ if not isinstance(exc, TidyTensorError) else "error"
+        if isinstance(exc, TidyTensorError):
+            raise ModelFormatError(
+                f"{source}: cannot build the model from modelTopology: {exc}"
+            ) from exc
         raise ModelFormatError(
-            f"{source}: cannot build the model from its topology ({what}): {exc}"
+            f"{source}: cannot build the model from modelTopology: a value tidytensor did not "
+            f"expect stopped it ({type(exc).__name__} while building: {exc}); check the layer "
+            "configs against the layers' documented arguments"
         ) from exc
     stop_recording_names(made_names, release=False)
     ENGINE.end_scope([t for t in scope.track if not t.is_disposed])
@@ -303,13 +311,17 @@ def _layer_table(custom_objects: dict[str, Any] | None) -> set[str]:
 
 
 def check_layer_classes(
-    topology: dict[str, Any], source: str, custom_objects: dict[str, Any] | None = None
+    topology: dict[str, Any],
+    source: str,
+    custom_objects: dict[str, Any] | None = None,
+    field: str = "modelTopology",
 ) -> None:
-    """Every layer class the topology names is registered (checked before building)."""
+    """The topology's structure (see :mod:`.topology_check`) and every layer class it names
+    is registered (checked before building)."""
     import tidytensor.layers  # noqa: F401 - registers the built-in layer classes
 
     known = _layer_table(custom_objects)
-    for class_name in _layer_class_names(topology):
+    for class_name in layer_class_names(topology, source, field):
         if class_name not in known:
             registered = ", ".join(sorted(known))
             raise ModelFormatError(
@@ -321,40 +333,12 @@ def check_layer_classes(
                 f"custom_objects={{'{class_name}': YourLayer}}) before loading.\n"
                 f"Registered layer classes: {registered}"
             )
+    check_identifiers(topology, source, field, custom_objects)
 
 
-def _layer_class_names(entry: Any, depth: int = 0) -> Iterator[str]:
-    if depth > 200:
-        raise ModelFormatError("the model topology is nested too deeply")
-    if not isinstance(entry, dict):
-        return
-    class_name = entry.get("class_name", entry.get("className"))
-    if not isinstance(class_name, str):
-        raise ModelFormatError(f"a layer entry has no 'class_name' string: {str(entry)[:200]}")
-    yield class_name
-    config = entry.get("config")
-    layers = (
-        config
-        if isinstance(config, list)
-        else (config or {}).get("layers")
-        if isinstance(config, dict)
-        else None
-    )
-    if isinstance(layers, list):
-        for layer in layers:
-            if not isinstance(layer, dict):
-                raise ModelFormatError(
-                    f"the layers of {class_name} must be objects, got {str(layer)[:100]}"
-                )
-            yield from _layer_class_names(layer, depth + 1)
-    if isinstance(config, dict):
-        for key in ("layer", "cell", "forward_layer", "backward_layer"):
-            if isinstance(config.get(key), dict):
-                yield from _layer_class_names(config[key], depth + 1)
-        cells = config.get("cells")
-        if isinstance(cells, list):
-            for cell in cells:
-                yield from _layer_class_names(cell, depth + 1)
+def _layer_class_names(entry: Any, source: str = "model topology") -> Iterator[str]:
+    """Every layer class name in ``entry`` (its structure checked on the way)."""
+    return layer_class_names(entry, source, "modelTopology")
 
 
 # ------------------------------------------------------------------------ weight matching

@@ -37,7 +37,7 @@ from .errors import IOHandlerError, ModelFileNotFoundError, ModelFormatError, Mo
 from .safe_open import CheckedFile, check_inside, open_checked
 from .weights import minimum_byte_length, stored_byte_length
 
-__all__ = ["FileSystemHandler", "file_system", "shard_weight_data"]
+__all__ = ["DeferredWeightData", "FileSystemHandler", "file_system", "shard_weight_data"]
 
 MODEL_JSON = "model.json"
 WEIGHTS_BIN = "weights.bin"
@@ -128,6 +128,16 @@ class FileSystemHandler:
 
     def load(self) -> ModelArtifacts:
         """Reads ``model.json`` and every weight file (checked first, read once)."""
+        artifacts = self.load_deferred()
+        if isinstance(artifacts.weight_data, DeferredWeightData):
+            artifacts.weight_data = artifacts.weight_data.read()
+        return artifacts
+
+    def load_deferred(self) -> ModelArtifacts:
+        """Reads and checks ``model.json`` and checks the weight files (inside the directory,
+        regular, their sizes what the manifest describes) without reading them: the
+        artifacts' ``weight_data`` is a :class:`DeferredWeightData`, read once the loader has
+        matched the manifest with the model's weights."""
         json_path = self.model_json_path()
         try:
             checked = check_inside(
@@ -163,11 +173,20 @@ class FileSystemHandler:
         sizes = [[c.size for c in files] for files in checked_groups]
         check_group_sizes(manifest, groups, sizes, json_path, self.max_bytes)
         total = sum(sum(s) for s in sizes)
-        reporter = _Progress(self.on_progress, total)
-        buffers = [_read_group(files, json_path, reporter) for files in checked_groups]
-        reporter.done()
+        on_progress = self.on_progress
+
+        def read() -> list[np.ndarray]:
+            reporter = _Progress(on_progress, total)
+            buffers = [_read_group(files, json_path, reporter) for files in checked_groups]
+            reporter.done()
+            return buffers
+
         return _artifacts(
-            model_json, json_path, get_weight_specs(manifest), buffers, [len(b) for b in buffers]
+            model_json,
+            json_path,
+            get_weight_specs(manifest),
+            DeferredWeightData(read),
+            [sum(group_sizes) for group_sizes in sizes],
         )
 
     # -------------------------------------------------------------------- saving
@@ -259,6 +278,17 @@ def check_group_sizes(
             f"{source}: the weights manifest needs {need_total} bytes, more than the limit of "
             f"{max_bytes} bytes (max_bytes)"
         )
+
+
+class DeferredWeightData:
+    """Weight files checked but not read yet: :meth:`read` reads them (once) and returns one
+    buffer per manifest group."""
+
+    def __init__(self, read: Callable[[], list[np.ndarray]]):
+        self._read = read
+
+    def read(self) -> list[np.ndarray]:
+        return self._read()
 
 
 class _Progress:

@@ -29,9 +29,11 @@ from .artifacts import (
     SaveResult,
     artifacts_from_dict,
     check_topology,
+    check_weight_spec,
     get_weight_specs,
 )
-from .errors import ModelFormatError, ModelTooLargeError
+from .errors import IOHandlerError, ModelFormatError, ModelTooLargeError
+from .file_system import DeferredWeightData
 from .router import get_load_handler, get_save_handler
 from .topology_check import check_identifiers, layer_class_names
 from .training_config import load_training_config
@@ -41,6 +43,7 @@ __all__ = ["get_training_config", "load_layers_model", "model_from_artifacts", "
 
 #: Extra bytes a model may allocate while it is built, beyond its manifest's weights.
 BUILD_SLACK_BYTES = 16 * 1024 * 1024
+_NO_BYTES = memoryview(b"")
 _DECODED_VALUE_SIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
 
 
@@ -101,7 +104,9 @@ def load_layers_model(
             "Cannot proceed with model loading because the IOHandler provided does not have the "
             f"`load` method implemented (got {type(path_or_url).__name__})."
         )
-    artifacts = handler.load()
+    # A directory's weight files are read only after the model's weights matched the manifest.
+    load = getattr(handler, "load_deferred", None) or handler.load
+    artifacts = load()
     if isinstance(artifacts, dict):
         artifacts = artifacts_from_dict(artifacts)
     if not isinstance(artifacts, ModelArtifacts):
@@ -138,13 +143,19 @@ def model_from_artifacts(
     if specs is None and artifacts.weights_manifest is not None:
         specs = get_weight_specs(artifacts.weights_manifest)
     pieces: list[WeightSlice] | None = None
+    deferred = isinstance(artifacts.weight_data, DeferredWeightData)
     if artifacts.weight_data is not None:
         if specs is None:
             raise ModelFormatError(
                 f"{source}: LayersModel artifacts contains weight data, but not weight specs. "
                 "Therefore loading of weights cannot proceed."
             )
-        pieces = _layout(artifacts, specs, max_bytes)
+        if deferred:  # checked now, read once the model's weights are known to match
+            for spec in specs:
+                check_weight_spec(spec, source)
+            pieces = [WeightSlice(spec, _NO_BYTES) for spec in specs]
+        else:
+            pieces = _layout(artifacts, specs, max_bytes)
     check_layer_classes(topology, source, custom_objects, field)
     model_pieces = [p for p in pieces or [] if p.spec.get("group") != "optimizer"]
     optimizer_pieces = [p for p in pieces or [] if p.spec.get("group") == "optimizer"]
@@ -187,6 +198,11 @@ def model_from_artifacts(
             model.set_user_defined_metadata(artifacts.user_defined_metadata)
         if pieces is not None:
             pairs = match_weights(model, model_pieces, strict, source)
+            if deferred:  # every shape and dtype matched: only now read the bytes
+                artifacts.weight_data = artifacts.weight_data.read()
+                read = dict(zip(map(id, pieces), _layout(artifacts, specs, max_bytes), strict=True))
+                pairs = [(variable, read[id(piece)]) for variable, piece in pairs]
+                optimizer_pieces = [read[id(piece)] for piece in optimizer_pieces]
 
             def write() -> None:
                 for variable, piece in pairs:
@@ -205,9 +221,9 @@ def model_from_artifacts(
         ENGINE.end_scope(None)
         _dispose_new_variables(variables_before)
         stop_recording_names(made_names, release=True)
-        if isinstance(exc, (ModelFormatError, KeyboardInterrupt, SystemExit)) or not isinstance(
-            exc, Exception
-        ):
+        if isinstance(
+            exc, (ModelFormatError, IOHandlerError, KeyboardInterrupt, SystemExit)
+        ) or not isinstance(exc, Exception):
             raise
         if isinstance(exc, RecursionError):
             raise ModelFormatError(f"{source}: the model topology is nested too deeply") from None

@@ -111,3 +111,19 @@ def test_model_json_fifo_is_refused_without_blocking(saved):
     os.mkfifo(saved / "model.json")
     with pytest.raises(ModelFormatError, match="not a regular file"):
         tf.io.load_layers_model(str(saved))
+
+
+def test_a_failing_realpath_is_a_tidytensor_error(saved, monkeypatch):
+    """realpath can fail (EINVAL) when a link is swapped while it is resolved."""
+    real = os.path.realpath
+
+    def flaky(path, *args, **kwargs):
+        if str(path).endswith("weights.bin"):
+            raise OSError(22, "Invalid argument", str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", flaky)
+    with pytest.raises(
+        IOHandlerError, match=r"model.json: cannot resolve weight file .*weights.bin"
+    ):
+        tf.io.load_layers_model(str(saved))

@@ -10,7 +10,9 @@
   TF.js, a name is released when what holds it is disposed (:func:`release_tensor_name`: a
   weight's ``dispose``, a layer's at reference count 0): once every name made from
   ``dense_Dense1/kernel`` is released, the map forgets it, so loading and disposing a model
-  again and again does not grow the map. While names are held, naming is TF.js's.
+  again and again does not grow the map. While names are held, naming is TF.js's. A model
+  dropped without ``dispose`` keeps its names (as every name in TF.js), and the tensor of an
+  ``Input`` shared by two models is released when the first of them is disposed.
 
 >>> get_scoped_tensor_name('kernel')
 'kernel'

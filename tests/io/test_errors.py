@@ -128,7 +128,16 @@ def test_bad_layer_config_is_a_format_error_and_frees_everything(model_dir):
     obj = read_json(model_dir)
     obj["modelTopology"]["config"]["layers"][1]["config"]["activation"] = "no_such_activation"
     write_json(model_dir, obj)
-    expect_failure(model_dir, ModelFormatError, "cannot build the model from its topology")
+    expect_failure(
+        model_dir,
+        ModelFormatError,
+        r"modelTopology.config.layers\[1\].config.activation: unknown activation "
+        "'no_such_activation'",
+    )
+    obj["modelTopology"]["config"]["layers"][1]["config"]["activation"] = "relu"
+    obj["modelTopology"]["config"]["layers"][1]["config"]["units"] = -3
+    write_json(model_dir, obj)
+    expect_failure(model_dir, ModelFormatError, "cannot build the model from modelTopology")
 
 
 def test_a_layer_is_not_a_model(tmp_path):

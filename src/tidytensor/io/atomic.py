@@ -9,6 +9,12 @@ removed: the previous model stays complete (under its aside name) until the new 
 place. Files in the target that are not part of the previous model (a README, other
 subdirectories) are moved into the new directory. A failure at any point before the swap
 removes the new directory and leaves the target as it was.
+
+A process killed mid-save leaves its hidden ``.<name>.tidytensor-tmp-<hex>`` directory behind.
+Every save holds a shared ``flock`` on the directories it works with (its new directory and,
+from just before the swap, the previous model's) until it is done; the next save of the same
+target removes each such temporary that nobody holds a lock on (a killed process's locks are
+gone), and leaves those of saves still running alone.
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ import sys
 import uuid
 from collections.abc import Iterable
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, stale temporaries are left alone
+    fcntl = None  # type: ignore[assignment]
 
 from .errors import IOHandlerError
 
@@ -112,6 +123,75 @@ def _previous_model_files(target: str) -> set[str]:
     return names
 
 
+def _temporary_pattern(base: str) -> re.Pattern[str]:
+    return re.compile(rf"^\.{re.escape(base)}\.tidytensor-tmp-[0-9a-f]{{12}}(-old)?$")
+
+
+def _hold(path: str) -> int | None:
+    """A descriptor of directory ``path`` holding a shared lock (None where locks are not
+    available): a cleaner's exclusive lock then fails while the save runs."""
+    if fcntl is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _remove_stale_temporaries(parent: str, base: str) -> None:
+    """Removes ``parent``'s temporaries of earlier saves to ``base`` that no live save holds."""
+    if fcntl is None:
+        return
+    pattern = _temporary_pattern(base)
+    try:
+        names = [n for n in os.listdir(parent) if pattern.match(n)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(parent, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW)
+        except OSError:
+            continue  # gone, or not a directory of ours
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a save in progress holds it
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+
+def _new_temporary(parent: str, base: str) -> tuple[str, int | None]:
+    """A new hidden directory next to the target, locked before a cleaner could take it."""
+    for _ in range(100):
+        tmp = os.path.join(parent, f".{base}.tidytensor-tmp-{uuid.uuid4().hex[:12]}")
+        os.mkdir(tmp)
+        fd = _hold(tmp)
+        try:
+            same = fd is None or os.path.samestat(os.fstat(fd), os.stat(tmp))
+        except OSError:
+            same = False
+        if same:
+            return tmp, fd
+        os.close(fd)  # a concurrent cleaner removed it before the lock: try another name
+    raise OSError(f"cannot create a temporary directory in {parent}")
+
+
+def _release(fds: list[int | None]) -> None:
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
+
+
 def write_model_dir(target: str, files: list[tuple[str, Iterable[Any]]]) -> list[str]:
     """Replaces the model in directory ``target`` by ``files`` (``(name, chunks)`` pairs)
     atomically. Returns the paths written. Raises :class:`IOHandlerError` naming the target."""
@@ -119,10 +199,13 @@ def write_model_dir(target: str, files: list[tuple[str, Iterable[Any]]]) -> list
     if os.path.exists(target) and not os.path.isdir(target):
         raise IOHandlerError(f"Cannot save the model to {target}: it exists and is not a directory")
     parent, base = os.path.split(target)
-    tmp = os.path.join(parent, f".{base}.tidytensor-tmp-{uuid.uuid4().hex[:12]}")
+    tmp: str | None = None
+    held: list[int | None] = []
     try:
         os.makedirs(parent, exist_ok=True)
-        os.mkdir(tmp)
+        _remove_stale_temporaries(parent, base)
+        tmp, fd = _new_temporary(parent, base)
+        held.append(fd)
         for name, chunks in files:
             _write_file(os.path.join(tmp, name), chunks)
         _fsync_dir(tmp)
@@ -130,6 +213,7 @@ def write_model_dir(target: str, files: list[tuple[str, Iterable[Any]]]) -> list
             os.rename(tmp, target)
             tmp = None
         else:
+            held.append(_hold(target))  # the previous model: it moves to a temporary name
             _swap_in(tmp, target)
         _fsync_dir(parent)
     except OSError as exc:
@@ -137,6 +221,7 @@ def write_model_dir(target: str, files: list[tuple[str, Iterable[Any]]]) -> list
     finally:
         if tmp is not None and os.path.isdir(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
+        _release(held)
     return [os.path.join(target, name) for name, _ in files]
 
 

@@ -4,7 +4,9 @@
 Loading accepts the path of a ``model.json`` or of a directory holding one, with or without
 ``file://``. Weight paths are resolved against the ``model.json``'s directory (or
 ``weight_path_prefix``) and must stay inside it: an absolute path, a ``..`` that climbs out, a
-URL or a symbolic link pointing elsewhere is refused. Every file's size is checked against the
+URL or a symbolic link pointing elsewhere is refused; the same holds for a ``model.json`` that
+is a symbolic link. Each file is opened by :mod:`.safe_open`, which refuses one swapped (for a
+link, a FIFO, another file) between its check and its read. Every file's size is checked against the
 manifest before a byte of weights is read, and nothing is allocated from the manifest's
 numbers: buffers are sized from the bytes actually present.
 
@@ -16,7 +18,6 @@ weights fit in one shard) or ``group1-shard1ofN.bin``... (the converter's names,
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -33,9 +34,10 @@ from .artifacts import (
 )
 from .atomic import write_model_dir
 from .errors import IOHandlerError, ModelFileNotFoundError, ModelFormatError, ModelTooLargeError
+from .safe_open import CheckedFile, check_inside, open_checked
 from .weights import minimum_byte_length, stored_byte_length
 
-__all__ = ["FileSystemHandler", "file_system", "shard_weight_data"]
+__all__ = ["DeferredWeightData", "FileSystemHandler", "file_system", "shard_weight_data"]
 
 MODEL_JSON = "model.json"
 WEIGHTS_BIN = "weights.bin"
@@ -75,18 +77,12 @@ def check_relative_path(rel: Any, source: str) -> None:
             depth += 1
 
 
-def resolve_weight_path(base_dir: str, rel: Any, source: str) -> str:
-    """``base_dir/rel``, refusing paths (and symbolic links) that leave ``base_dir``."""
+def resolve_weight_path(base_dir: str, rel: Any, source: str) -> CheckedFile:
+    """``base_dir/rel`` checked: a relative path whose real path (symbolic links resolved)
+    stays inside ``base_dir`` and names a regular file."""
     check_relative_path(rel, source)
     joined = os.path.normpath(os.path.join(base_dir, rel))
-    real_base = os.path.realpath(base_dir)
-    real = os.path.realpath(joined)
-    if os.path.commonpath([real_base, real]) != real_base:
-        raise ModelFormatError(
-            f"{source}: weight path {rel!r} resolves to {real}, outside the model directory "
-            f"{real_base}"
-        )
-    return joined
+    return check_inside(joined, base_dir, source, "weight file")
 
 
 class FileSystemHandler:
@@ -132,27 +128,36 @@ class FileSystemHandler:
 
     def load(self) -> ModelArtifacts:
         """Reads ``model.json`` and every weight file (checked first, read once)."""
+        artifacts = self.load_deferred()
+        if isinstance(artifacts.weight_data, DeferredWeightData):
+            artifacts.weight_data = artifacts.weight_data.read()
+        return artifacts
+
+    def load_deferred(self) -> ModelArtifacts:
+        """Reads and checks ``model.json`` and checks the weight files (inside the directory,
+        regular, their sizes what the manifest describes) without reading them: the
+        artifacts' ``weight_data`` is a :class:`DeferredWeightData`, read once the loader has
+        matched the manifest with the model's weights."""
         json_path = self.model_json_path()
         try:
-            st = os.stat(json_path)
-        except FileNotFoundError:
+            checked = check_inside(
+                json_path, os.path.dirname(os.path.abspath(json_path)), json_path, MODEL_JSON
+            )
+        except ModelFileNotFoundError:
             where = (
                 f"{self.path} has no {MODEL_JSON}"
                 if os.path.isdir(self.path)
                 else f"{json_path} does not exist"
             )
             raise ModelFileNotFoundError(f"Cannot load the model: {where}") from None
-        except OSError as exc:
-            raise IOHandlerError(f"Cannot read {json_path}: {exc}") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise ModelFormatError(f"{json_path}: not a regular file")
-        if st.st_size > MAX_MODEL_JSON_BYTES:
+        if checked.size > MAX_MODEL_JSON_BYTES:
             raise ModelTooLargeError(
-                f"{json_path}: {st.st_size} bytes is larger than the {MAX_MODEL_JSON_BYTES}-byte "
+                f"{json_path}: {checked.size} bytes is larger than the {MAX_MODEL_JSON_BYTES}-byte "
                 "limit for a model.json"
             )
+        fd = open_checked(checked, json_path, MODEL_JSON)
         try:
-            with open(json_path, "rb") as f:
+            with open(fd, "rb", closefd=True) as f:
                 text = f.read(MAX_MODEL_JSON_BYTES + 1)
         except OSError as exc:
             raise IOHandlerError(f"Cannot read {json_path}: {exc}") from None
@@ -161,20 +166,27 @@ class FileSystemHandler:
         if manifest is None:
             return _artifacts(model_json, json_path, None, None, None)
         base = self.weight_path_prefix or os.path.dirname(os.path.abspath(json_path))
-        groups = [
+        checked_groups = [
             [resolve_weight_path(base, p, json_path) for p in group["paths"]] for group in manifest
         ]
-        sizes = [[_file_size(p, json_path) for p in paths] for paths in groups]
+        groups = [[c.path for c in files] for files in checked_groups]
+        sizes = [[c.size for c in files] for files in checked_groups]
         check_group_sizes(manifest, groups, sizes, json_path, self.max_bytes)
         total = sum(sum(s) for s in sizes)
-        reporter = _Progress(self.on_progress, total)
-        buffers = [
-            _read_group(paths, group_sizes, json_path, reporter)
-            for paths, group_sizes in zip(groups, sizes, strict=True)
-        ]
-        reporter.done()
+        on_progress = self.on_progress
+
+        def read() -> list[np.ndarray]:
+            reporter = _Progress(on_progress, total)
+            buffers = [_read_group(files, json_path, reporter) for files in checked_groups]
+            reporter.done()
+            return buffers
+
         return _artifacts(
-            model_json, json_path, get_weight_specs(manifest), buffers, [len(b) for b in buffers]
+            model_json,
+            json_path,
+            get_weight_specs(manifest),
+            DeferredWeightData(read),
+            [sum(group_sizes) for group_sizes in sizes],
         )
 
     # -------------------------------------------------------------------- saving
@@ -268,18 +280,15 @@ def check_group_sizes(
         )
 
 
-def _file_size(path: str, source: str) -> int:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise ModelFileNotFoundError(
-            f"{source}: weight file {path} listed in the manifest does not exist"
-        ) from None
-    except OSError as exc:
-        raise IOHandlerError(f"{source}: cannot read weight file {path}: {exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise ModelFormatError(f"{source}: weight file {path} is not a regular file")
-    return st.st_size
+class DeferredWeightData:
+    """Weight files checked but not read yet: :meth:`read` reads them (once) and returns one
+    buffer per manifest group."""
+
+    def __init__(self, read: Callable[[], list[np.ndarray]]):
+        self._read = read
+
+    def read(self) -> list[np.ndarray]:
+        return self._read()
 
 
 class _Progress:
@@ -298,15 +307,18 @@ class _Progress:
             self.callback(1.0)
 
 
-def _read_group(paths: list[str], sizes: list[int], source: str, progress: _Progress) -> np.ndarray:
-    """The files of one group, read into one buffer of the size ``stat`` reported (a NumPy
-    byte array: no time spent zeroing what is about to be overwritten)."""
-    buf = np.empty(sum(sizes), dtype=np.uint8)
+def _read_group(files: list[CheckedFile], source: str, progress: _Progress) -> np.ndarray:
+    """The files of one group, read into one buffer of the size their check reported (a NumPy
+    byte array: no time spent zeroing what is about to be overwritten). Each file is opened
+    by :func:`.safe_open.open_checked`: a file swapped since its check is not read."""
+    buf = np.empty(sum(c.size for c in files), dtype=np.uint8)
     view = memoryview(buf)
     offset = 0
-    for path, size in zip(paths, sizes, strict=True):
+    for checked in files:
+        path, size = checked.path, checked.size
+        fd = open_checked(checked, source, "weight file")
         try:
-            with open(path, "rb", buffering=0) as f:
+            with open(fd, "rb", buffering=0, closefd=True) as f:
                 end = offset + size
                 while offset < end:
                     n = f.readinto(view[offset : min(end, offset + _READ_CHUNK)])

@@ -21,6 +21,7 @@ from .. import config as _config
 from ..engine import ENGINE
 from ..errors import ResourceExhaustedError, TidyTensorError
 from ..layers.serialization import SerializationMap, deserialize
+from ..layers.state import record_names, stop_recording_names
 from ..layers.utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 from .artifacts import (
     LAYERS_MODEL_FORMAT,
@@ -28,16 +29,21 @@ from .artifacts import (
     SaveResult,
     artifacts_from_dict,
     check_topology,
+    check_weight_spec,
     get_weight_specs,
 )
-from .errors import ModelFormatError, ModelTooLargeError
+from .errors import IOHandlerError, ModelFormatError, ModelTooLargeError
+from .file_system import DeferredWeightData
 from .router import get_load_handler, get_save_handler
+from .topology_check import check_identifiers, layer_class_names
+from .training_config import load_training_config
 from .weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
 
 __all__ = ["get_training_config", "load_layers_model", "model_from_artifacts", "save_model"]
 
 #: Extra bytes a model may allocate while it is built, beyond its manifest's weights.
 BUILD_SLACK_BYTES = 16 * 1024 * 1024
+_NO_BYTES = memoryview(b"")
 _DECODED_VALUE_SIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
 
 
@@ -98,7 +104,9 @@ def load_layers_model(
             "Cannot proceed with model loading because the IOHandler provided does not have the "
             f"`load` method implemented (got {type(path_or_url).__name__})."
         )
-    artifacts = handler.load()
+    # A directory's weight files are read only after the model's weights matched the manifest.
+    load = getattr(handler, "load_deferred", None) or handler.load
+    artifacts = load()
     if isinstance(artifacts, dict):
         artifacts = artifacts_from_dict(artifacts)
     if not isinstance(artifacts, ModelArtifacts):
@@ -127,20 +135,28 @@ def model_from_artifacts(
         raise ModelFormatError(
             f"{source}: format {artifacts.format!r} is not a layers model ('layers-model')"
         )
+    field = "modelTopology"
     if topology.get("model_config") is not None:
         topology = topology["model_config"]
+        field = "modelTopology.model_config"
     specs = artifacts.weight_specs
     if specs is None and artifacts.weights_manifest is not None:
         specs = get_weight_specs(artifacts.weights_manifest)
     pieces: list[WeightSlice] | None = None
+    deferred = isinstance(artifacts.weight_data, DeferredWeightData)
     if artifacts.weight_data is not None:
         if specs is None:
             raise ModelFormatError(
                 f"{source}: LayersModel artifacts contains weight data, but not weight specs. "
                 "Therefore loading of weights cannot proceed."
             )
-        pieces = _layout(artifacts, specs, max_bytes)
-    check_layer_classes(topology, source, custom_objects)
+        if deferred:  # checked now, read once the model's weights are known to match
+            for spec in specs:
+                check_weight_spec(spec, source)
+            pieces = [WeightSlice(spec, _NO_BYTES) for spec in specs]
+        else:
+            pieces = _layout(artifacts, specs, max_bytes)
+    check_layer_classes(topology, source, custom_objects, field)
     model_pieces = [p for p in pieces or [] if p.spec.get("group") != "optimizer"]
     optimizer_pieces = [p for p in pieces or [] if p.spec.get("group") == "optimizer"]
     fast_weight_init = pieces is not None and strict
@@ -155,6 +171,7 @@ def model_from_artifacts(
 
     variables_before = {id(v) for v in ENGINE.state.registered_variables.values()}
     scope = ENGINE.start_scope("load_layers_model")
+    made_names = record_names()
     try:
         try:
             with _allocation_budget(budget):
@@ -181,6 +198,11 @@ def model_from_artifacts(
             model.set_user_defined_metadata(artifacts.user_defined_metadata)
         if pieces is not None:
             pairs = match_weights(model, model_pieces, strict, source)
+            if deferred:  # every shape and dtype matched: only now read the bytes
+                artifacts.weight_data = artifacts.weight_data.read()
+                read = dict(zip(map(id, pieces), _layout(artifacts, specs, max_bytes), strict=True))
+                pairs = [(variable, read[id(piece)]) for variable, piece in pairs]
+                optimizer_pieces = [read[id(piece)] for piece in optimizer_pieces]
 
             def write() -> None:
                 for variable, piece in pairs:
@@ -198,16 +220,23 @@ def model_from_artifacts(
     except BaseException as exc:
         ENGINE.end_scope(None)
         _dispose_new_variables(variables_before)
-        if isinstance(exc, (ModelFormatError, KeyboardInterrupt, SystemExit)) or not isinstance(
-            exc, Exception
-        ):
+        stop_recording_names(made_names, release=True)
+        if isinstance(
+            exc, (ModelFormatError, IOHandlerError, KeyboardInterrupt, SystemExit)
+        ) or not isinstance(exc, Exception):
             raise
         if isinstance(exc, RecursionError):
             raise ModelFormatError(f"{source}: the model topology is nested too deeply") from None
-        what = type(exc).__name__ if not isinstance(exc, TidyTensorError) else "error"
+        if isinstance(exc, TidyTensorError):
+            raise ModelFormatError(
+                f"{source}: cannot build the model from modelTopology: {exc}"
+            ) from exc
         raise ModelFormatError(
-            f"{source}: cannot build the model from its topology ({what}): {exc}"
+            f"{source}: cannot build the model from modelTopology: a value tidytensor did not "
+            f"expect stopped it ({type(exc).__name__} while building: {exc}); check the layer "
+            "configs against the layers' documented arguments"
         ) from exc
+    stop_recording_names(made_names, release=False)
     ENGINE.end_scope([t for t in scope.track if not t.is_disposed])
     return model
 
@@ -298,13 +327,17 @@ def _layer_table(custom_objects: dict[str, Any] | None) -> set[str]:
 
 
 def check_layer_classes(
-    topology: dict[str, Any], source: str, custom_objects: dict[str, Any] | None = None
+    topology: dict[str, Any],
+    source: str,
+    custom_objects: dict[str, Any] | None = None,
+    field: str = "modelTopology",
 ) -> None:
-    """Every layer class the topology names is registered (checked before building)."""
+    """The topology's structure (see :mod:`.topology_check`) and every layer class it names
+    is registered (checked before building)."""
     import tidytensor.layers  # noqa: F401 - registers the built-in layer classes
 
     known = _layer_table(custom_objects)
-    for class_name in _layer_class_names(topology):
+    for class_name in layer_class_names(topology, source, field):
         if class_name not in known:
             registered = ", ".join(sorted(known))
             raise ModelFormatError(
@@ -316,40 +349,12 @@ def check_layer_classes(
                 f"custom_objects={{'{class_name}': YourLayer}}) before loading.\n"
                 f"Registered layer classes: {registered}"
             )
+    check_identifiers(topology, source, field, custom_objects)
 
 
-def _layer_class_names(entry: Any, depth: int = 0) -> Iterator[str]:
-    if depth > 200:
-        raise ModelFormatError("the model topology is nested too deeply")
-    if not isinstance(entry, dict):
-        return
-    class_name = entry.get("class_name", entry.get("className"))
-    if not isinstance(class_name, str):
-        raise ModelFormatError(f"a layer entry has no 'class_name' string: {str(entry)[:200]}")
-    yield class_name
-    config = entry.get("config")
-    layers = (
-        config
-        if isinstance(config, list)
-        else (config or {}).get("layers")
-        if isinstance(config, dict)
-        else None
-    )
-    if isinstance(layers, list):
-        for layer in layers:
-            if not isinstance(layer, dict):
-                raise ModelFormatError(
-                    f"the layers of {class_name} must be objects, got {str(layer)[:100]}"
-                )
-            yield from _layer_class_names(layer, depth + 1)
-    if isinstance(config, dict):
-        for key in ("layer", "cell", "forward_layer", "backward_layer"):
-            if isinstance(config.get(key), dict):
-                yield from _layer_class_names(config[key], depth + 1)
-        cells = config.get("cells")
-        if isinstance(cells, list):
-            for cell in cells:
-                yield from _layer_class_names(cell, depth + 1)
+def _layer_class_names(entry: Any, source: str = "model topology") -> Iterator[str]:
+    """Every layer class name in ``entry`` (its structure checked on the way)."""
+    return layer_class_names(entry, source, "modelTopology")
 
 
 # ------------------------------------------------------------------------ weight matching
@@ -420,45 +425,6 @@ def match_weights(
 
 
 # ---------------------------------------------------------------------- training config
-def _camel_identifiers(value: Any) -> Any:
-    if isinstance(value, str):
-        return to_camel_case(value)
-    if isinstance(value, list):
-        return [_camel_identifiers(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _camel_identifiers(v) for k, v in value.items()}
-    return value
-
-
-def load_training_config(model: Any, training_config: dict[str, Any], source: str) -> None:
-    """Compiles ``model`` as ``trainingConfig`` says (TF.js's ``loadTrainingConfig``)."""
-    for key, what in (
-        ("weighted_metrics", "weight_metrics"),
-        ("loss_weights", "loss_weights"),
-        ("sample_weight_mode", "sample_weight_mode"),
-    ):
-        if training_config.get(key) is not None:
-            raise ModelFormatError(f"{source}: Loading {what} is not supported yet.")
-    from ..optimizers import OPTIMIZER_CLASSES
-
-    opt_config = training_config.get("optimizer_config")
-    if not isinstance(opt_config, dict):
-        raise ModelFormatError(f"{source}: trainingConfig has no optimizer_config object")
-    class_name = opt_config.get("class_name", opt_config.get("className"))
-    cls = OPTIMIZER_CLASSES.get(class_name)
-    if cls is None:
-        raise ModelFormatError(
-            f"{source}: Unknown optimizer {class_name!r} in trainingConfig (known: "
-            f"{', '.join(OPTIMIZER_CLASSES)})"
-        )
-    optimizer = cls.from_config(cls, convert_pythonic_to_ts(opt_config.get("config") or {}))
-    loss = _camel_identifiers(training_config.get("loss"))
-    metrics = _camel_identifiers(training_config.get("metrics"))
-    model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
-    # The loader made the optimizer and nobody else holds it: dispose it with the model.
-    model.is_optimizer_owned = True
-
-
 def _identifier(fn: Any) -> str:
     if isinstance(fn, str):
         return fn

@@ -116,12 +116,19 @@ class ModelStoreHandler:
         )
 
     def load(self) -> ModelArtifacts:
+        return self._load(FileSystemHandler.load)
+
+    def load_deferred(self) -> ModelArtifacts:
+        """As :meth:`FileSystemHandler.load_deferred`: weight files checked, read later."""
+        return self._load(FileSystemHandler.load_deferred)
+
+    def _load(self, how: Any) -> ModelArtifacts:
         if not self.exists():
             raise IOHandlerError(
                 f"Cannot find model with path '{self.name}' in the {self.scheme} model store "
                 f"({self.dir})"
             )
-        artifacts = FileSystemHandler(self.dir).load()
+        artifacts = how(FileSystemHandler(self.dir))
         artifacts.source = f"{self.scheme}://{self.name} ({self.dir})"
         return artifacts
 

@@ -54,6 +54,7 @@ from .state import (
     get_uid,
     get_unique_tensor_name,
     name_scope,
+    release_tensor_name,
 )
 from .utils import (
     count_params_in_weights,
@@ -146,7 +147,7 @@ class SymbolicTensor:
         self.name: str | None = None
         if name is not None:
             self.original_name = get_scoped_tensor_name(name)
-            self.name = get_unique_tensor_name(self.original_name)
+            self.name = get_unique_tensor_name(self.original_name, self.id)
         self.rank = len(self.shape)
         self.node_index: int | None = None
         self.tensor_index: int | None = None
@@ -970,7 +971,15 @@ class Layer(Serializable):
         self._ref_count -= 1
         if self._ref_count == 0:
             num_disposed = self._dispose_weights()
+            release_output_names(self)
         return DisposeResult(self._ref_count, num_disposed)
+
+
+def release_output_names(layer: Layer) -> None:
+    """Gives back the names of the symbolic tensors ``layer``'s calls made (it is disposed)."""
+    for node in layer.inbound_nodes:
+        for tensor in node.output_tensors:
+            release_tensor_name(tensor.id)
 
 
 def get_source_inputs(

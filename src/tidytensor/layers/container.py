@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import ENGINE
 from ..tensor import Tensor
-from .base import DisposeResult, Layer, Node, SymbolicTensor
+from .base import DisposeResult, Layer, Node, SymbolicTensor, release_output_names
 from .errors import LayersRuntimeError, LayersValueError
 from .executor import FeedDict, execute
 from .input_layer import InputLayer
@@ -245,6 +245,10 @@ class Container(Layer):
                 result.num_disposed_variables += layer.dispose().num_disposed_variables
             for container in self.internal_container_refs:
                 result.num_disposed_variables += container.dispose().num_disposed_variables
+            release_output_names(self)
+            for tensor in self.inputs:  # an Input's tensor: its InputLayer is never disposed
+                if isinstance(tensor.source_layer, InputLayer):
+                    release_output_names(tensor.source_layer)
         result.ref_count_after_dispose = self._ref_count
         return result
 
@@ -590,7 +594,11 @@ class Container(Layer):
                     add_unprocessed(layer, node_data)
                     return
                 inbound_node = inbound.inbound_nodes[inbound_node_index]
-                input_tensors.append(inbound_node.output_tensors[inbound_tensor_index])
+                input_tensors.append(
+                    _output_tensor(
+                        inbound_node, inbound_tensor_index, f"inbound_nodes of {layer.name}"
+                    )
+                )
             if input_tensors:
                 layer.apply(singleton_or_array(input_tensors), dict(kwargs))
 
@@ -631,9 +639,13 @@ class Container(Layer):
             for layer_name, node_index, tensor_index in (entry[:3] for entry in _get(config, key)):
                 if layer_name not in created:
                     raise LayersValueError(f"Unknown layer {layer_name} in {key}")
-                out.append(
-                    created[layer_name].inbound_nodes[node_index].output_tensors[tensor_index]
-                )
+                nodes = created[layer_name].inbound_nodes
+                if node_index >= len(nodes):
+                    raise LayersValueError(
+                        f"{key} asks for node {node_index} of layer {layer_name}, which has "
+                        f"{len(nodes)}"
+                    )
+                out.append(_output_tensor(nodes[node_index], tensor_index, key))
             return out
 
         return cls(
@@ -654,6 +666,17 @@ class Container(Layer):
                     layer.reset_states()
 
         ENGINE.tidy(body)
+
+
+def _output_tensor(node: Node, tensor_index: int, where: str) -> SymbolicTensor:
+    """``node.output_tensors[tensor_index]``, or an error naming the layer and ``where``."""
+    if not 0 <= tensor_index < len(node.output_tensors):
+        count = len(node.output_tensors)
+        raise LayersValueError(
+            f"{where} asks for output tensor {tensor_index} of layer "
+            f"{node.outbound_layer.name}, which has {count} output tensor{'s' if count != 1 else ''}"
+        )
+    return node.output_tensors[tensor_index]
 
 
 def _get(config: dict[str, Any], snake_key: str) -> Any:

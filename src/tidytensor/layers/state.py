@@ -6,8 +6,13 @@
 - :func:`name_scope` nests names while a layer builds (``dense_Dense1/kernel``).
 - :func:`get_unique_tensor_name` makes weight and symbolic-tensor names unique for the whole
   process: the second ``dense_Dense1/kernel`` is named ``dense_Dense1/kernel_1``. As in TF.js,
-  the map is never cleared, not by ``dispose`` and not by ``tf.engine().reset()``, so loading
-  the same model twice works.
+  ``tf.engine().reset()`` does not clear the map, so loading the same model twice works. Unlike
+  TF.js, a name is released when what holds it is disposed (:func:`release_tensor_name`: a
+  weight's ``dispose``, a layer's at reference count 0): once every name made from
+  ``dense_Dense1/kernel`` is released, the map forgets it, so loading and disposing a model
+  again and again does not grow the map. While names are held, naming is TF.js's. A model
+  dropped without ``dispose`` keeps its names (as every name in TF.js), and the tensor of an
+  ``Input`` shared by two models is released when the first of them is disposed.
 
 >>> get_scoped_tensor_name('kernel')
 'kernel'
@@ -32,11 +37,20 @@ __all__ = [
     "get_unique_tensor_name",
     "is_valid_tensor_name",
     "name_scope",
+    "record_names",
+    "release_tensor_name",
+    "stop_recording_names",
 ]
 
 _tensor_ids = itertools.count()
 _uid_prefixes: dict[str, int] = {}
 _name_map: dict[str, int] = {}
+#: How many live names keep each key of ``_name_map`` (names made without an owner never go).
+_name_holds: dict[str, int] = {}
+#: Owner id -> the ``_name_map`` keys its name holds.
+_owned: dict[int, tuple[str, ...]] = {}
+#: Owner ids made inside each active :func:`names_released_on_failure` block.
+_recorders: list[list[int]] = []
 _name_scope_stack: list[str] = []
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9\._/]*$")
 
@@ -75,17 +89,67 @@ def get_scoped_tensor_name(tensor_name: str) -> str:
     return f"{prefix}/{tensor_name}" if prefix else tensor_name
 
 
-def get_unique_tensor_name(scoped_name: str) -> str:
-    """``scoped_name`` the first time, then ``scoped_name_1``, ``scoped_name_2``..."""
+def get_unique_tensor_name(scoped_name: str, owner: int | None = None) -> str:
+    """``scoped_name`` the first time, then ``scoped_name_1``, ``scoped_name_2``...
+
+    ``owner`` (the id of the weight or symbolic tensor named) lets :func:`release_tensor_name`
+    give the name back when the owner is disposed."""
     if not is_valid_tensor_name(scoped_name):
         raise LayersValueError(f"Not a valid tensor name: '{scoped_name}'")
     index = _name_map.get(scoped_name, 0)
     _name_map[scoped_name] = index + 1
+    result = scoped_name
     if index > 0:
         result = f"{scoped_name}_{index}"
         _name_map[result] = 1
-        return result
-    return scoped_name
+    keys = (scoped_name,) if result == scoped_name else (scoped_name, result)
+    for key in keys:
+        _name_holds[key] = _name_holds.get(key, 0) + 1
+    if owner is not None:
+        release_tensor_name(owner)  # an owner holds one name
+        _owned[owner] = keys
+        for made in _recorders:
+            made.append(owner)
+    return result
+
+
+def release_tensor_name(owner: int) -> None:
+    """Gives back the name made for ``owner`` (a second call does nothing). A key of the
+    name map held by no live name is forgotten: the next request starts again at the bare
+    name, as no live name can collide with it."""
+    keys = _owned.pop(owner, None)
+    if keys is None:
+        return
+    for key in keys:
+        left = _name_holds.get(key, 0) - 1
+        if left > 0:
+            _name_holds[key] = left
+        else:
+            _name_holds.pop(key, None)
+            _name_map.pop(key, None)
+
+
+def record_names() -> list[int]:
+    """Starts recording the owners of the names made from now on (a load that may fail);
+    end with :func:`stop_recording_names`."""
+    made: list[int] = []
+    _recorders.append(made)
+    return made
+
+
+def stop_recording_names(made: list[int], release: bool) -> None:
+    """Stops the recording ``made``; ``release``: gives back every name it recorded (a failed
+    load's weights and tensors are freed without their ``dispose``)."""
+    if any(r is made for r in _recorders):
+        _recorders[:] = [r for r in _recorders if r is not made]
+    if release:
+        for owner in made:
+            release_tensor_name(owner)
+
+
+def held_name_count() -> int:
+    """How many keys the unique-name map holds (for tests of its growth)."""
+    return len(_name_map)
 
 
 _reset_hooks: list = []
@@ -104,4 +168,6 @@ def _reset_for_tests() -> None:
     _tensor_ids = itertools.count()
     _uid_prefixes.clear()
     _name_map.clear()
+    _name_holds.clear()
+    _owned.clear()
     _name_scope_stack.clear()

@@ -134,7 +134,12 @@ def assert_positive_integer(value: Any, name: str) -> None:
         or value != int(value)
         or value <= 0
     ):
-        shown = f"'{value}'" if isinstance(value, str) else js_json(value)
+        if isinstance(value, str):
+            shown = f"'{value}'"
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            shown = js_number(value)  # NaN, Infinity: as TF.js prints them, not JSON's null
+        else:
+            shown = js_json(value)
         raise LayersValueError(f"Expected {name} to be a positive integer, but got {shown}.")
 
 

@@ -24,7 +24,12 @@ from ..engine import ENGINE
 from ..scopes import variable
 from ..tensor import Tensor, Variable
 from .errors import LayersRuntimeError, LayersValueError
-from .state import get_next_unique_tensor_id, get_scoped_tensor_name, get_unique_tensor_name
+from .state import (
+    get_next_unique_tensor_id,
+    get_scoped_tensor_name,
+    get_unique_tensor_name,
+    release_tensor_name,
+)
 from .utils import js_json
 
 __all__ = ["LayerVariable", "batch_get_value", "batch_set_value", "gradients"]
@@ -55,7 +60,7 @@ class LayerVariable:
         self.shape = list(val.shape)
         self.id = get_next_unique_tensor_id()
         self.original_name = get_scoped_tensor_name(name or DEFAULT_VARIABLE_NAME_PREFIX)
-        self.name = get_unique_tensor_name(self.original_name)
+        self.name = get_unique_tensor_name(self.original_name, self.id)
         self._trainable = bool(trainable)
         self.constraint = constraint
         self.val: Variable = variable(val, self._trainable, self.name, self.dtype)
@@ -90,9 +95,10 @@ class LayerVariable:
         return self
 
     def dispose(self) -> None:
-        """Frees the underlying variable; a second call raises."""
+        """Frees the underlying variable and gives its name back; a second call raises."""
         self._assert_not_disposed()
         self.val.dispose()
+        release_tensor_name(self.id)
 
     @property
     def is_disposed(self) -> bool:

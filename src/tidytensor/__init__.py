@@ -67,15 +67,17 @@ from . import (  # noqa: E402
 )
 from .io import load_layers_model  # noqa: E402
 from .layers import (  # noqa: E402
-    callbacks,
     constraints,
     initializers,
     metrics,
     regularizers,
     serialization,
 )
-from .layers.base import SymbolicTensor  # noqa: E402
-from .layers.callbacks import (  # noqa: E402
+from .layers.engine.input_layer import input  # noqa: E402, A004 - TF.js's name
+from .layers.engine.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
+from .layers.engine.topology import SymbolicTensor  # noqa: E402
+from .layers.training import callbacks  # noqa: E402
+from .layers.training.callbacks import (  # noqa: E402
     Callback,
     CallbackList,
     CustomCallback,
@@ -83,8 +85,6 @@ from .layers.callbacks import (  # noqa: E402
     History,
     register_callback_constructor,
 )
-from .layers.input_layer import input  # noqa: E402, A004 - TF.js's name
-from .layers.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
 
 __all__ = [
     *_ops.__all__,

@@ -20,7 +20,7 @@ from typing import Any
 from .. import config as _config
 from ..engine import ENGINE
 from ..errors import ResourceExhaustedError, TidyTensorError
-from ..layers.serialization import SerializationMap, deserialize
+from ..layers.engine.serialization import SerializationMap, deserialize
 from ..layers.utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 from .artifacts import (
     LAYERS_MODEL_FORMAT,
@@ -527,7 +527,7 @@ def save_model(
     Returns:
         A :class:`SaveResult` with the sizes saved (and the paths written, for directories).
     """
-    from ..layers.models import LAYERS_VERSION
+    from ..layers.engine.models import LAYERS_VERSION
 
     handler = get_save_handler(handler_or_url, shard_size_bytes=shard_size_bytes)
     if not hasattr(handler, "save"):

@@ -75,13 +75,13 @@ from . import activations as activations
 from . import backend as backend
 from . import constraints as constraints
 from . import initializers as initializers
-from . import models as models
 from . import regularizers as regularizers
-from . import serialization as serialization
 from . import utils as utils
-from .base import InputSpec, Layer, SymbolicTensor
-from .input_layer import InputLayer as InputLayer
-from .input_layer import input, input_layer  # noqa: A004 - TF.js's name
+from .engine import models as models
+from .engine import serialization as serialization
+from .engine.input_layer import InputLayer as InputLayer
+from .engine.input_layer import input, input_layer  # noqa: A004 - TF.js's name
+from .engine.topology import InputSpec, Layer, SymbolicTensor
 
 # As TF.js's registerOptimizers: each optimizer class is in the serialization map too.
 for _cls in _OPTIMIZER_CLASSES.values():

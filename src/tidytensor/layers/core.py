@@ -17,12 +17,12 @@ from .. import ops
 from ..tensor import Tensor
 from . import backend as K
 from .activations import get_activation, serialize_activation
-from .base import InputSpec, Layer
 from .constraints import get_constraint, serialize_constraint
+from .engine.serialization import register_class
+from .engine.topology import InputSpec, Layer
 from .errors import LayersValueError
 from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import register_class
 from .utils import (
     array_prod,
     assert_positive_int,

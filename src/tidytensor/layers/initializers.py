@@ -32,8 +32,7 @@ from ..ops import linalg
 from ..ops._op import float_arg, seed_arg
 from ..tensor import Tensor
 from . import backend as K
-from .errors import LayersNotImplementedError, LayersValueError
-from .serialization import (
+from .engine.serialization import (
     Serializable,
     SerializationMap,
     deserialize_keras_object,
@@ -41,6 +40,7 @@ from .serialization import (
     serialize_keras_object,
     unknown_error,
 )
+from .errors import LayersNotImplementedError, LayersValueError
 from .utils import array_prod, to_camel_case, to_snake_case
 
 __all__ = [

@@ -39,7 +39,8 @@ from ..ops._op import op, run_kernel
 from ..scopes import dispose, keep
 from ..tensor import Tensor
 from . import backend as K
-from .base import InputSpec, Layer, SymbolicTensor
+from .engine.serialization import deserialize, normalize_config_keys, register_class
+from .engine.topology import InputSpec, Layer, SymbolicTensor
 from .errors import LayersAttributeError, LayersNotImplementedError, LayersValueError
 from .recurrent_cells import (  # noqa: F401 - the cells are part of this module's API
     GRUCell,
@@ -52,7 +53,6 @@ from .recurrent_cells import (  # noqa: F401 - the cells are part of this module
     _StepShape,
     generate_dropout_mask,
 )
-from .serialization import deserialize, normalize_config_keys, register_class
 from .utils import assert_positive_int, get_exactly_one_tensor, is_array_of_shapes, js_json
 
 __all__ = [

@@ -22,11 +22,11 @@ from .. import ops
 from ..engine import ENGINE
 from ..tensor import Tensor
 from . import backend as K
-from .base import InputSpec, Layer, SymbolicTensor
+from .engine.serialization import deserialize, register_class
+from .engine.state import name_scope
+from .engine.topology import InputSpec, Layer, SymbolicTensor
 from .errors import LayersNotImplementedError, LayersValueError
 from .recurrent import rnn_loop, standardize_args
-from .serialization import deserialize, register_class
-from .state import name_scope
 from .utils import get_exactly_one_shape, get_exactly_one_tensor, js_json, singleton_or_array
 
 __all__ = ["bidirectional", "time_distributed"]

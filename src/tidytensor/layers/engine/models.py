@@ -23,13 +23,17 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .. import ops
-from ..engine import ENGINE
-from ..runtime import memory
-from ..tensor import Tensor
-from .base import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
+from ... import ops
+from ...engine import ENGINE
+from ...runtime import memory
+from ...tensor import Tensor
+from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..training import compile as compile_module
+from ..training import dataset_loops, loops, steps
+from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, js_json, singleton_or_array
 from .container import Container
-from .data import (
+from .executor import FeedDict, execute
+from .input_data import (
     check_batch_size,
     check_input_data,
     dispose_new_tensors,
@@ -38,24 +42,16 @@ from .data import (
     make_batches,
     slice_arrays,
 )
-from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .executor import FeedDict, execute
 from .input_layer import input as _input
 from .serialization import deserialize, register_class
 from .state import get_uid
 from .summary import print_summary
-from .utils import convert_ts_to_pythonic, get_exactly_one_shape, js_json, singleton_or_array
+from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
 
 #: The tfjs-layers version whose model format this package writes.
 LAYERS_VERSION = "4.22.0"
-
-
-def _training() -> Any:
-    from . import training
-
-    return training
 
 
 @register_class
@@ -245,7 +241,7 @@ class LayersModel(Container):
         """Saves topology and weights in TF.js's format (``tidytensor.io.save_model``):
         a directory or ``file://``, ``http(s)://``, ``localstorage://``/``indexeddb://``
         (a local model store) or an IO handler; returns TF.js's SaveResult."""
-        from ..io import save_model
+        from ...io import save_model
 
         return save_model(
             self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
@@ -256,25 +252,25 @@ class LayersModel(Container):
         self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any
     ) -> None:
         """Configures training (``layers/training.py``)."""
-        _training().compile(self, optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        compile_module.compile(self, optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
 
     def fit(self, x: Any, y: Any, **kwargs: Any) -> Any:
         """Trains the model (``layers/training.py``); returns a History."""
-        return _training().fit(self, x, y, **kwargs)
+        return loops.fit(self, x, y, **kwargs)
 
     def evaluate(self, x: Any, y: Any, **kwargs: Any) -> Any:
         """Loss and metrics on ``x``, ``y`` (``layers/training.py``)."""
-        return _training().evaluate(self, x, y, **kwargs)
+        return loops.evaluate(self, x, y, **kwargs)
 
     def evaluate_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        return _training().evaluate_dataset(self, dataset, **kwargs)
+        return dataset_loops.evaluate_dataset(self, dataset, **kwargs)
 
     def fit_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        return _training().fit_dataset(self, dataset, **kwargs)
+        return dataset_loops.fit_dataset(self, dataset, **kwargs)
 
     def train_on_batch(self, x: Any, y: Any, **kwargs: Any) -> Any:
         """One optimizer step on one batch; returns the loss (and metrics) as numbers."""
-        return _training().train_on_batch(self, x, y, **kwargs)
+        return steps.train_on_batch(self, x, y, **kwargs)
 
     @property
     def stop_training(self) -> bool:

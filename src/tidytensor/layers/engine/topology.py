@@ -36,26 +36,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import ops
-from ..engine import ENGINE
-from ..errors import ArgumentTypeError
-from ..tensor import Tensor
-from .errors import (
+from ... import ops
+from ...engine import ENGINE
+from ...errors import ArgumentTypeError
+from ...tensor import Tensor
+from ..errors import (
     LayersAttributeError,
     LayersNotImplementedError,
     LayersRuntimeError,
     LayersValueError,
 )
-from .initializers import Initializer, get_initializer
-from .serialization import Serializable, normalize_config_keys
-from .state import (
-    get_next_unique_tensor_id,
-    get_scoped_tensor_name,
-    get_uid,
-    get_unique_tensor_name,
-    name_scope,
-)
-from .utils import (
+from ..initializers import Initializer, get_initializer
+from ..utils import (
     count_params_in_weights,
     js_array_str,
     js_json,
@@ -63,6 +55,14 @@ from .utils import (
     singleton_or_array,
     to_list,
     to_snake_case,
+)
+from .serialization import Serializable, normalize_config_keys
+from .state import (
+    get_next_unique_tensor_id,
+    get_scoped_tensor_name,
+    get_uid,
+    get_unique_tensor_name,
+    name_scope,
 )
 from .variables import LayerVariable, batch_get_value, batch_set_value
 

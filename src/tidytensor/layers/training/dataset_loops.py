@@ -13,27 +13,22 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import ops
-from ..engine import tensors_in
-from ..scopes import dispose, tidy
-from ..tensor import Tensor
+from ... import ops
+from ...engine import tensors_in
+from ...scopes import dispose, tidy
+from ...tensor import Tensor
+from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..utils import js_array_str, js_json
+from .args import _check_kwargs, _check_verbose
 from .callbacks import History, standardize_callbacks
-from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .training import (
-    _check_kwargs,
-    _check_verbose,
+from .inputs import (
     _ensure_tensors,
-    _numbers,
     _require_compiled,
-    evaluate,
-    get_deduped_metrics_names,
-    make_test_function,
-    make_train_function,
     standardize_class_weights,
     standardize_weights,
 )
-from .training_loops import _begin_training, _evaluation_result
-from .utils import js_array_str, js_json
+from .loops import _begin_training, _evaluation_result, evaluate
+from .steps import _numbers, get_deduped_metrics_names, make_test_function, make_train_function
 
 __all__ = ["evaluate_dataset", "fit_dataset"]
 

@@ -8,31 +8,36 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from .. import ops
-from ..engine import ENGINE
-from ..scopes import dispose, tidy
-from ..tensor import Tensor
-from . import backend as K
+from ... import ops
+from ...engine import ENGINE
+from ...scopes import dispose, tidy
+from ...tensor import Tensor
+from .. import backend as K
+from ..engine.input_data import (
+    check_batch_size,
+    make_batches,
+    slice_arrays,
+    slice_arrays_by_indices,
+)
+from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..utils import singleton_or_array
 from . import progress as _progress  # noqa: F401 - registers the progress bar for verbose >= 1
+from .args import _check_epochs, _check_kwargs, _check_verbose
 from .callbacks import BaseCallback, History, configure_callbacks, standardize_callbacks
-from .data import check_batch_size, make_batches, slice_arrays, slice_arrays_by_indices
-from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .progress import format_metrics
-from .training_args import _check_epochs, _check_kwargs, _check_verbose
-from .training_inputs import (
+from .inputs import (
     _dispose_new,
     _ensure_tensors,
     standardize_user_data,
     standardize_user_data_xy,
 )
-from .training_steps import (
+from .progress import format_metrics
+from .steps import (
     _numbers,
     _test_loop,
     get_deduped_metrics_names,
     make_test_function,
     make_train_function,
 )
-from .utils import singleton_or_array
 
 __all__ = [
     "evaluate",

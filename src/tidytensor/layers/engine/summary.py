@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .utils import count_params_in_weights, js_json
+from ..utils import count_params_in_weights, js_json
 
 __all__ = ["print_summary"]
 

@@ -8,14 +8,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..optimizers import Optimizer
-from ..optimizers import train as _train
-from . import backend as K
-from . import losses as losses_mod
-from . import metrics as metrics_mod
-from .errors import LayersValueError
-from .training_args import _check_kwargs
-from .utils import js_array_str
+from ...optimizers import Optimizer
+from ...optimizers import train as _train
+from .. import backend as K
+from .. import losses as losses_mod
+from .. import metrics as metrics_mod
+from ..errors import LayersValueError
+from ..utils import js_array_str
+from .args import _check_kwargs
 
 __all__ = [
     "collect_metrics",

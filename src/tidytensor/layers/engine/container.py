@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import ENGINE
-from ..tensor import Tensor
-from .base import DisposeResult, Layer, Node, SymbolicTensor
-from .errors import LayersRuntimeError, LayersValueError
+from ...engine import ENGINE
+from ...tensor import Tensor
+from ..errors import LayersRuntimeError, LayersValueError
+from ..utils import js_json, normalize_shape_list, singleton_or_array, to_list
 from .executor import FeedDict, execute
 from .input_layer import InputLayer
 from .serialization import deserialize
 from .state import get_uid
-from .utils import js_json, normalize_shape_list, singleton_or_array, to_list
+from .topology import DisposeResult, Layer, Node, SymbolicTensor
 from .variables import LayerVariable, batch_set_value
 
 __all__ = ["Container"]
@@ -660,7 +660,7 @@ def _get(config: dict[str, Any], snake_key: str) -> Any:
     """``config[snake_key]``, or its camelCase spelling (TF.js's in-memory configs)."""
     if snake_key in config:
         return config[snake_key]
-    from .utils import to_camel_case
+    from ..utils import to_camel_case
 
     return config[to_camel_case(snake_key)]
 

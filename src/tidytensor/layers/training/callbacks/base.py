@@ -11,8 +11,8 @@ import os
 import threading
 from typing import Any
 
-from ...tensor import Tensor
-from ..errors import LayersRuntimeError, LayersValueError
+from ....tensor import Tensor
+from ...errors import LayersRuntimeError, LayersValueError
 
 __all__ = ["BaseCallback", "BaseLogger", "Callback", "CallbackList", "History"]
 
@@ -114,7 +114,7 @@ class Callback(BaseCallback):
         self.model: Any = None
 
     def set_model(self, model: Any) -> None:
-        from ..models import LayersModel
+        from ...engine.models import LayersModel
 
         if not isinstance(model, LayersModel):
             raise LayersRuntimeError("model must be a LayersModel, not some other Container")

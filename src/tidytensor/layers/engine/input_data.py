@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..tensor import Tensor
-from . import backend as K
-from .errors import LayersValueError
-from .utils import js_json
+from ... import ops
+from ...tensor import Tensor
+from .. import backend as K
+from ..errors import LayersValueError
+from ..utils import js_json
 
 __all__ = [
     "check_batch_size",
@@ -168,7 +168,7 @@ def slice_arrays(arrays: Any, start: int, stop: int) -> Any:
 
 def slice_arrays_by_indices(arrays: Any, indices: Tensor) -> Any:
     """The samples at ``indices`` of a tensor or of each tensor of a list."""
-    from ..engine import ENGINE
+    from ...engine import ENGINE
 
     def body() -> Any:
         if arrays is None:

@@ -9,9 +9,9 @@
 >>> m.count_params()
 8
 
-Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``fit_dataset``,
-``evaluate_dataset``) lives in ``layers/training.py``; the methods here forward to it. The
-attributes it uses are created (empty) in :class:`LayersModel`'s constructor: ``optimizer_``,
+Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``test_on_batch``,
+``fit_dataset``, ``evaluate_dataset``) comes from :class:`~..training.trainer.Trainer`, which
+``LayersModel`` mixes in (Keras 3's ``Model(Trainer, Layer)``). The attributes it uses are created (empty) in :class:`LayersModel`'s constructor: ``optimizer_``,
 ``is_optimizer_owned``, ``loss``, ``loss_functions``, ``feed_output_names``,
 ``feed_output_shapes``, ``feed_loss_fns``, ``collected_trainable_weights``, ``metrics``,
 ``metrics_names``, ``metrics_tensors``, ``history``, ``is_training``.
@@ -28,8 +28,7 @@ from ...engine import ENGINE
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from ..training import compile as compile_module
-from ..training import dataset_loops, loops, steps
+from ..training.trainer import Trainer
 from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, js_json, singleton_or_array
 from .container import Container
 from .executor import FeedDict, execute
@@ -55,7 +54,7 @@ LAYERS_VERSION = "4.22.0"
 
 
 @register_class
-class LayersModel(Container):
+class LayersModel(Trainer, Container):
     """A functional model: a graph of layers from ``inputs`` to ``outputs``
     (``tf.model(inputs=..., outputs=...)``).
 
@@ -189,14 +188,14 @@ class LayersModel(Container):
             )
         return [x[name] for name in self.input_names]
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = None) -> Any:
+    def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         """Runs the model on ``x`` in batches and returns the output(s): exactly one new
         tensor per output (every temporary is freed).
 
         Args:
             x: a tensor (NumPy arrays and nested lists are accepted), or a list of them, one
                 per input, or a dict of them by input name.
-            batch_size: samples per batch (default 32).
+            batch_size: samples per batch.
             verbose: ignored (as in TF.js).
 
         Raises:
@@ -218,7 +217,9 @@ class LayersModel(Container):
                 t.dispose()
 
     def predict_on_batch(self, x: Any) -> Any:
-        """Runs the model on one batch ``x`` (every input's batch size must match)."""
+        """Runs the model on one batch ``x`` (TF.js's ``predictOnBatch``): one new tensor per
+        output. ``x`` takes the forms of :meth:`predict`; every input's batch size must match.
+        """
         self._assert_not_disposed()
         x, made = ensure_tensors(self._inputs_by_name(x))
         try:
@@ -246,31 +247,6 @@ class LayersModel(Container):
         return save_model(
             self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
         )
-
-    # ---------------------------------------------------------------- training
-    def compile(
-        self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any
-    ) -> None:
-        """Configures training (``layers/training.py``)."""
-        compile_module.compile(self, optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
-
-    def fit(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        """Trains the model (``layers/training.py``); returns a History."""
-        return loops.fit(self, x, y, **kwargs)
-
-    def evaluate(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        """Loss and metrics on ``x``, ``y`` (``layers/training.py``)."""
-        return loops.evaluate(self, x, y, **kwargs)
-
-    def evaluate_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        return dataset_loops.evaluate_dataset(self, dataset, **kwargs)
-
-    def fit_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        return dataset_loops.fit_dataset(self, dataset, **kwargs)
-
-    def train_on_batch(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        """One optimizer step on one batch; returns the loss (and metrics) as numbers."""
-        return steps.train_on_batch(self, x, y, **kwargs)
 
     @property
     def stop_training(self) -> bool:
@@ -525,7 +501,7 @@ class Sequential(LayersModel):
             self.build()
         self.model.set_weights(weights)
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = None) -> Any:
+    def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         if self.model is None or not self.built:
             self.build()
         self._assert_not_disposed()
@@ -542,9 +518,10 @@ class Sequential(LayersModel):
             self.build()
         return self.model.execute(inputs, outputs)
 
-    def compile(
+    def compile(  # noqa: A003 - TF.js's name
         self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any
     ) -> None:
+        # Builds the wrapped functional model and compiles it; the docstring is Trainer's.
         old = self.model
         self.build()
         try:
@@ -578,26 +555,9 @@ class Sequential(LayersModel):
         if not self.built:
             raise LayersRuntimeError("The model needs to be compiled before being used.")
 
-    def evaluate(self, x: Any, y: Any, **kwargs: Any) -> Any:
+    def _trained_model(self) -> LayersModel:
         self._require_built()
-        return self.model.evaluate(x, y, **kwargs)
-
-    def evaluate_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        self._require_built()
-        return self.model.evaluate_dataset(dataset, **kwargs)
-
-    def fit(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        self._require_built()
-        return self.model.fit(x, y, **kwargs)
-
-    def fit_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        self._require_built()
-        return self.model.fit_dataset(dataset, **kwargs)
-
-    def train_on_batch(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        if self.model is None:
-            self._require_built()
-        return self.model.train_on_batch(x, y, **kwargs)
+        return self.model
 
     @property
     def stop_training(self) -> bool:

@@ -171,20 +171,7 @@ def compile(  # noqa: A001 - TF.js's name
 ) -> None:
     """Configures ``model`` for training (``model.compile``).
 
-    Args:
-        optimizer: an optimizer (``tf.train.adam(0.01)``; the caller keeps ownership) or a
-            name (``'adam'``, ``'sgd'``...; the model owns it and disposes it with itself).
-        loss: a loss name (TF.js's ``'categoricalCrossentropy'`` or Keras's
-            ``'categorical_crossentropy'``), a function ``(y_true, y_pred) -> Tensor``, a list
-            with one per output, or a dict keyed by output name.
-        metrics: a name, a function, a list of them, or a dict keyed by output name.
-            ``'accuracy'``/``'acc'`` and ``'crossentropy'``/``'ce'`` become the binary,
-            sparse or categorical variant from the output's shape and loss; logged as ``acc``
-            / ``ce``.
-
-    Raises:
-        LayersValueError: an unknown optimizer, loss or metric, or a loss list/dict that
-            does not fit the outputs. The model is left as it was.
+    Arguments and errors: :meth:`.trainer.Trainer.compile` (the method that calls this).
     """
     _check_kwargs("compile", kwargs, ["optimizer", "loss", "metrics"])
     if loss is None:

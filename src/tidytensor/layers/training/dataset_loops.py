@@ -188,13 +188,7 @@ def fit_dataset(
     tensors are disposed once its step is done. Without ``batches_per_epoch``, every epoch
     iterates the dataset anew; with it, one stream runs across epochs.
 
-    Args:
-        epochs: the number of epochs (required).
-        batches_per_epoch: batches per epoch (default: until the dataset ends).
-        validation_data: ``(x_val, y_val)`` tensors or a dataset.
-        validation_batch_size: batch size for tensor validation data (default 32).
-        validation_batches: batches to take from a validation dataset (default: all).
-        verbose, callbacks, yield_every, initial_epoch, class_weight: as in :func:`fit`.
+    Arguments and errors: :meth:`.trainer.Trainer.fit_dataset` (the method that calls this).
     """
     if "validation_split" in kwargs:
         raise LayersValueError(

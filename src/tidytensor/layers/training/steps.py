@@ -15,12 +15,13 @@ from .. import backend as K
 from ..engine.executor import FeedDict, execute
 from ..engine.input_data import make_batches, slice_arrays_by_indices
 from ..utils import singleton_or_array
-from .inputs import _dispose_new, _ensure_tensors, standardize_user_data
+from .inputs import _dispose_new, _ensure_tensors, standardize_user_data, standardize_user_data_xy
 
 __all__ = [
     "get_deduped_metrics_names",
     "make_test_function",
     "make_train_function",
+    "test_on_batch",
     "train_on_batch",
 ]
 
@@ -148,6 +149,23 @@ def train_on_batch(
             finally:
                 if weights is not None:
                     dispose([w for w in weights if w is not None])
+                _dispose_new(xs, x)
+                _dispose_new(ys, y)
+        finally:
+            dispose(made_x + made_y)
+
+
+def test_on_batch(model: Any, x: Any, y: Any) -> Any:
+    """The loss, or ``[loss, *metrics]``, of ``model`` on one batch as Python numbers
+    (``model.test_on_batch``); changes no weight and adds no tensor."""
+    with ENGINE.pin_site():
+        x, made_x = _ensure_tensors(x)
+        y, made_y = _ensure_tensors(y)
+        try:
+            xs, ys = standardize_user_data_xy(model, x, y)
+            try:
+                return singleton_or_array(_numbers(make_test_function(model)(xs + ys)))
+            finally:
                 _dispose_new(xs, x)
                 _dispose_new(ys, y)
         finally:

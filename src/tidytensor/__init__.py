@@ -29,7 +29,7 @@ from .errors import (
 from .ops import *  # noqa: F403
 from .ops import NAMESPACES as _NAMESPACES
 from .ops import math_namespace as math
-from .ops import signal_ns as signal
+from .ops import signal
 from .ops._chained import install as _install_chained
 from .ops._op import OP_SCOPE_SUFFIX, op
 from .optimizers import (

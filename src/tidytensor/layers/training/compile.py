@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...optimizers import Optimizer
-from ...optimizers import train as _train
+from ...optimizers import constructors as _constructors
 from .. import backend as K
 from .. import losses as losses_mod
 from .. import metrics as metrics_mod
@@ -26,12 +26,12 @@ __all__ = [
 
 def _optimizer_factories() -> dict[str, Callable[[], Optimizer]]:
     table: dict[str, Callable[[], Optimizer]] = {
-        "Adagrad": lambda: _train.adagrad(0.01),
-        "Adadelta": lambda: _train.adadelta(1, 0.95, K.epsilon()),
-        "Adam": lambda: _train.adam(0.001, 0.9, 0.999, K.epsilon()),
-        "Adamax": lambda: _train.adamax(0.002, 0.9, 0.999, K.epsilon(), 0),
-        "RMSProp": lambda: _train.rmsprop(0.001, 0.9, 0, K.epsilon()),
-        "SGD": lambda: _train.sgd(0.01),
+        "Adagrad": lambda: _constructors.adagrad(0.01),
+        "Adadelta": lambda: _constructors.adadelta(1, 0.95, K.epsilon()),
+        "Adam": lambda: _constructors.adam(0.001, 0.9, 0.999, K.epsilon()),
+        "Adamax": lambda: _constructors.adamax(0.002, 0.9, 0.999, K.epsilon(), 0),
+        "RMSProp": lambda: _constructors.rmsprop(0.001, 0.9, 0, K.epsilon()),
+        "SGD": lambda: _constructors.sgd(0.01),
     }
     for name in list(table):
         table[name.lower()] = table[name]

@@ -65,7 +65,6 @@ from . import (  # noqa: E402
     io,
     layers,
 )
-from .io import load_layers_model  # noqa: E402
 from .layers import (  # noqa: E402
     constraints,
     initializers,
@@ -75,6 +74,7 @@ from .layers import (  # noqa: E402
 )
 from .layers.engine.input_layer import input  # noqa: E402, A004 - TF.js's name
 from .layers.engine.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
+from .layers.engine.saving import load_layers_model  # noqa: E402
 from .layers.engine.topology import SymbolicTensor  # noqa: E402
 from .layers.training import callbacks  # noqa: E402
 from .layers.training.callbacks import (  # noqa: E402

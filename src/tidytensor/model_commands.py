@@ -12,9 +12,9 @@ import numpy as np
 
 from .errors import TidyTensorError
 from .io.artifacts import ModelArtifacts, weight_data_length
-from .io.loading import model_from_artifacts
 from .io.router import get_load_handler
-from .layers.utils import js_json
+from .js_strings import js_json
+from .layers.engine.saving import model_from_artifacts
 from .ops import tensor
 from .scopes import dispose, tidy
 

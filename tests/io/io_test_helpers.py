@@ -17,8 +17,8 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.layers  # noqa: F401 - registers the layer classes
-from tidytensor.io.loading import _layer_class_names
 from tidytensor.layers.engine import state
+from tidytensor.layers.engine.saving import _layer_class_names
 from tidytensor.layers.engine.serialization import SerializationMap
 
 GOLDEN_IO = Path(__file__).resolve().parents[1] / "golden" / "io"

@@ -15,6 +15,7 @@ import pytest
 import tidytensor as tf
 import tidytensor.layers as layers
 from tidytensor.errors import TidyTensorError
+from tidytensor.js_strings import js_json
 from tidytensor.layers import (
     activations,
     constraints,
@@ -29,7 +30,7 @@ from tidytensor.layers.engine.models import Functional, LayersModel, model, sequ
 from tidytensor.layers.engine.variables import LayerVariable
 from tidytensor.layers.errors import LayersRuntimeError, LayersValueError
 from tidytensor.layers.training import trainer as trainer_module
-from tidytensor.layers.utils import convert_pythonic_to_ts, convert_ts_to_pythonic, js_json
+from tidytensor.layers.utils import convert_pythonic_to_ts, convert_ts_to_pythonic
 
 
 def mem() -> tuple[int, int]:

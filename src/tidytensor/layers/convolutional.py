@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_json
 from ..ops import fused
 from . import backend as K
 from .activations import get_activation, serialize_activation
@@ -39,7 +40,6 @@ from .utils import (
     assert_positive_integer,
     get_exactly_one_shape,
     get_exactly_one_tensor,
-    js_json,
     to_snake_case,
 )
 

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_json
 from ..tensor import Tensor
 from . import backend as K
 from .activations import get_activation, serialize_activation
@@ -28,7 +29,6 @@ from .utils import (
     assert_positive_int,
     get_exactly_one_shape,
     get_exactly_one_tensor,
-    js_json,
     to_snake_case,
 )
 

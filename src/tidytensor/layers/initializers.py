@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -385,8 +386,6 @@ class Orthogonal(Initializer):
         num_rows = array_prod(shape[:-1])
         num_cols = shape[-1]
         if num_rows * num_cols > self.ELEMENTS_WARN_SLOW:
-            import warnings
-
             warnings.warn(
                 f"Orthogonal initializer is being called on a matrix with more than "
                 f"{self.ELEMENTS_WARN_SLOW} ({num_rows * num_cols}) elements: Slowness may "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_json
 from .convolutional import (
     check_data_format,
     check_padding_mode,
@@ -27,7 +28,6 @@ from .utils import (
     assert_positive_integer,
     get_exactly_one_shape,
     get_exactly_one_tensor,
-    js_json,
     to_snake_case,
 )
 

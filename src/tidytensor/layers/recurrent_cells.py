@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import ops
 from ..engine import ENGINE
+from ..js_strings import js_json
 from ..scopes import keep
 from ..tensor import Tensor
 from . import backend as K
@@ -33,7 +34,7 @@ from .engine.variables import batch_get_value, batch_set_value
 from .errors import LayersValueError
 from .initializers import Initializer, Ones, get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .utils import assert_positive_int, get_exactly_one_shape, is_array_of_shapes, js_json
+from .utils import assert_positive_int, get_exactly_one_shape, is_array_of_shapes
 
 __all__ = [
     "GRUCell",

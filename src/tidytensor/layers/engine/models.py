@@ -20,16 +20,18 @@ Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``test_on_batc
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from ... import ops
 from ...engine import ENGINE
+from ...js_strings import js_json
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
 from ..training.trainer import Trainer
-from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, js_json, singleton_or_array
+from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, singleton_or_array
 from .container import Container
 from .executor import FeedDict, execute
 from .input_data import (
@@ -42,16 +44,13 @@ from .input_data import (
     slice_arrays,
 )
 from .input_layer import input as _input
+from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
 from .summary import print_summary
 from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
-
-#: The tfjs-layers version whose model format this package writes.
-LAYERS_VERSION = "4.22.0"
-
 
 @register_class
 class LayersModel(Trainer, Container):
@@ -105,8 +104,6 @@ class LayersModel(Trainer, Container):
         if self.collected_trainable_weights is None:
             return
         if len(self.trainable_weights) != len(self.collected_trainable_weights):
-            import warnings
-
             warnings.warn(
                 "Discrepancy between trainableweights and collected trainable weights. Did you "
                 "set `model.trainable` without calling `model.compile()` afterwards?",
@@ -242,8 +239,6 @@ class LayersModel(Trainer, Container):
         """Saves topology and weights in TF.js's format (``tidytensor.io.save_model``):
         a directory or ``file://``, ``http(s)://``, ``localstorage://``/``indexeddb://``
         (a local model store) or an IO handler; returns TF.js's SaveResult."""
-        from ...io import save_model
-
         return save_model(
             self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
         )

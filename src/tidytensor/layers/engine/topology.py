@@ -25,6 +25,7 @@ per symbolic call; :meth:`Layer.dispose` decrements it and frees the weights at 
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import itertools
 import math
@@ -39,6 +40,7 @@ import numpy as np
 from ... import ops
 from ...engine import ENGINE
 from ...errors import ArgumentTypeError
+from ...js_strings import js_array_str, js_json
 from ...tensor import Tensor
 from ..errors import (
     LayersAttributeError,
@@ -49,8 +51,6 @@ from ..errors import (
 from ..initializers import Initializer, get_initializer
 from ..utils import (
     count_params_in_weights,
-    js_array_str,
-    js_json,
     normalize_shape_list,
     singleton_or_array,
     to_list,
@@ -1060,8 +1060,6 @@ def _accepted_arguments(cls: type) -> set[str] | None:
 
 
 def _did_you_mean(unknown: dict[str, Any], cls: type) -> str:
-    import difflib
-
     accepted = _accepted_arguments(cls) or set()
     hints = []
     for key in sorted(unknown):

@@ -21,10 +21,10 @@ from typing import Any
 
 from ...autodiff import variable_grads
 from ...engine import ENGINE
+from ...js_strings import js_json
 from ...scopes import variable
 from ...tensor import Tensor, Variable
 from ..errors import LayersRuntimeError, LayersValueError
-from ..utils import js_json
 from .state import get_next_unique_tensor_id, get_scoped_tensor_name, get_unique_tensor_name
 
 __all__ = ["LayerVariable", "batch_get_value", "batch_set_value", "gradients"]

@@ -8,13 +8,13 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ...js_strings import js_array_str
 from ...optimizers import Optimizer
 from ...optimizers import constructors as _constructors
 from .. import backend as K
 from .. import losses as losses_mod
 from .. import metrics as metrics_mod
 from ..errors import LayersValueError
-from ..utils import js_array_str
 from .args import _check_kwargs
 
 __all__ = [

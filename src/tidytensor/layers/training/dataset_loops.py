@@ -15,10 +15,10 @@ from typing import Any
 
 from ... import ops
 from ...engine import tensors_in
+from ...js_strings import js_array_str, js_json
 from ...scopes import dispose, tidy
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from ..utils import js_array_str, js_json
 from .args import _check_kwargs, _check_verbose
 from .callbacks import History, standardize_callbacks
 from .inputs import (

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .... import ops
 from ...errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
 from .base import Callback, _number
 
@@ -124,8 +125,6 @@ class EarlyStopping(Callback):
 
 
 def _set_weights_from_arrays(model: Any, arrays: list[Any]) -> None:
-    from .... import ops
-
     tensors = [ops.tensor(a) for a in arrays]
     try:
         model.set_weights(tensors)

@@ -17,12 +17,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import config as _config
-from ..engine import ENGINE
-from ..errors import ResourceExhaustedError, TidyTensorError
-from ..layers.engine.serialization import SerializationMap, deserialize
-from ..layers.utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
-from .artifacts import (
+from ... import config as _config
+from ...engine import ENGINE
+from ...errors import ResourceExhaustedError, TidyTensorError
+from ...io import register_model_functions
+from ...io.artifacts import (
     LAYERS_MODEL_FORMAT,
     ModelArtifacts,
     SaveResult,
@@ -30,11 +29,23 @@ from .artifacts import (
     check_topology,
     get_weight_specs,
 )
-from .errors import ModelFormatError, ModelTooLargeError
-from .router import get_load_handler, get_save_handler
-from .weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
+from ...io.errors import ModelFormatError, ModelTooLargeError
+from ...io.router import get_load_handler, get_save_handler
+from ...io.weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
+from ...optimizers import OPTIMIZER_CLASSES
+from ..utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
+from .serialization import SerializationMap, deserialize
 
-__all__ = ["get_training_config", "load_layers_model", "model_from_artifacts", "save_model"]
+__all__ = [
+    "LAYERS_VERSION",
+    "get_training_config",
+    "load_layers_model",
+    "model_from_artifacts",
+    "save_model",
+]
+
+#: The tfjs-layers version whose model format this package writes.
+LAYERS_VERSION = "4.22.0"
 
 #: Extra bytes a model may allocate while it is built, beyond its manifest's weights.
 BUILD_SLACK_BYTES = 16 * 1024 * 1024
@@ -301,8 +312,6 @@ def check_layer_classes(
     topology: dict[str, Any], source: str, custom_objects: dict[str, Any] | None = None
 ) -> None:
     """Every layer class the topology names is registered (checked before building)."""
-    import tidytensor.layers  # noqa: F401 - registers the built-in layer classes
-
     known = _layer_table(custom_objects)
     for class_name in _layer_class_names(topology):
         if class_name not in known:
@@ -439,8 +448,6 @@ def load_training_config(model: Any, training_config: dict[str, Any], source: st
     ):
         if training_config.get(key) is not None:
             raise ModelFormatError(f"{source}: Loading {what} is not supported yet.")
-    from ..optimizers import OPTIMIZER_CLASSES
-
     opt_config = training_config.get("optimizer_config")
     if not isinstance(opt_config, dict):
         raise ModelFormatError(f"{source}: trainingConfig has no optimizer_config object")
@@ -527,8 +534,6 @@ def save_model(
     Returns:
         A :class:`SaveResult` with the sizes saved (and the paths written, for directories).
     """
-    from ..layers.engine.models import LAYERS_VERSION
-
     handler = get_save_handler(handler_or_url, shard_size_bytes=shard_size_bytes)
     if not hasattr(handler, "save"):
         raise ModelFormatError(
@@ -560,3 +565,12 @@ def save_model(
     artifacts.weight_data = data
     artifacts.weight_specs = specs
     return handler.save(artifacts)
+
+
+# ``tf.io.load_layers_model``, ``tf.io.save_model`` and ``tf.io.model_from_artifacts``: tf.io
+# never imports the Layers API, so the Layers API hands it these.
+register_model_functions(
+    load_layers_model=load_layers_model,
+    model_from_artifacts=model_from_artifacts,
+    save_model=save_model,
+)

@@ -180,8 +180,8 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     **{fam: (fam,) for fam in FAMILY_OPS},
     "convolution": ("convolution", "pooling"),  # the catalog's one category, split in two
     "evaluation": ("evaluation", "math_namespace"),
-    "signal": ("signal_ns",),
-    "signal_helpers": ("signal",),
+    "signal": ("signal",),
+    "signal_helpers": ("signal_util",),
 }
 
 #: Modules of ``tidytensor.ops`` that are a namespace (their ``__all__`` is ``tf.<ns>.*``).
@@ -194,7 +194,7 @@ MODULE_NAMESPACE = {
     "string": "string",
     "fused": "fused",
     "math_namespace": "math",
-    "signal_ns": "signal",
+    "signal": "signal",
 }
 
 #: Catalog §2.3 "kernel(s) run" column: the kernels each family's own ops run directly.

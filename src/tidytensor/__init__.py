@@ -29,7 +29,7 @@ from .errors import (
 from .ops import *  # noqa: F403
 from .ops import NAMESPACES as _NAMESPACES
 from .ops import math_namespace as math
-from .ops import signal_ns as signal
+from .ops import signal
 from .ops._chained import install as _install_chained
 from .ops._op import OP_SCOPE_SUFFIX, op
 from .optimizers import (
@@ -65,17 +65,19 @@ from . import (  # noqa: E402
     io,
     layers,
 )
-from .io import load_layers_model  # noqa: E402
 from .layers import (  # noqa: E402
-    callbacks,
     constraints,
     initializers,
     metrics,
     regularizers,
     serialization,
 )
-from .layers.base import SymbolicTensor  # noqa: E402
-from .layers.callbacks import (  # noqa: E402
+from .layers.engine.input_layer import input  # noqa: E402, A004 - TF.js's name
+from .layers.engine.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
+from .layers.engine.saving import load_layers_model  # noqa: E402
+from .layers.engine.topology import SymbolicTensor  # noqa: E402
+from .layers.training import callbacks  # noqa: E402
+from .layers.training.callbacks import (  # noqa: E402
     Callback,
     CallbackList,
     CustomCallback,
@@ -83,8 +85,6 @@ from .layers.callbacks import (  # noqa: E402
     History,
     register_callback_constructor,
 )
-from .layers.input_layer import input  # noqa: E402, A004 - TF.js's name
-from .layers.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
 
 __all__ = [
     *_ops.__all__,

@@ -69,9 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in ("summary", "predict"):
-        from .io import cli as model_cli
+        from . import model_commands
 
-        return model_cli.run(args)
+        return model_commands.run(args)
     if args.command != "demo":
         parser.print_help()
         return 2

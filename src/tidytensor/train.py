@@ -20,7 +20,7 @@ from .optimizers import (
     RMSPropOptimizer,
     SGDOptimizer,
 )
-from .optimizers.train import adadelta, adagrad, adam, adamax, momentum, rmsprop, sgd
+from .optimizers.constructors import adadelta, adagrad, adam, adamax, momentum, rmsprop, sgd
 
 __all__ = [
     "AdadeltaOptimizer",

@@ -17,9 +17,9 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.layers  # noqa: F401 - registers the layer classes
-from tidytensor.io.loading import _layer_class_names
-from tidytensor.layers import state
-from tidytensor.layers.serialization import SerializationMap
+from tidytensor.layers.engine import state
+from tidytensor.layers.engine.saving import _layer_class_names
+from tidytensor.layers.engine.serialization import SerializationMap
 
 GOLDEN_IO = Path(__file__).resolve().parents[1] / "golden" / "io"
 

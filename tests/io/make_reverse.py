@@ -210,7 +210,7 @@ def save(name: str, folder: Path) -> tuple:
 
 
 def main() -> None:
-    from tidytensor.layers import state
+    from tidytensor.layers.engine import state
 
     for name in NAMES:
         state._reset_for_tests()

@@ -15,7 +15,7 @@ from io_test_helpers import (  # noqa: F401 - autouse fixtures
 
 import tidytensor as tf
 from tidytensor.io import ModelFormatError
-from tidytensor.layers import state
+from tidytensor.layers.engine import state
 
 
 def held_names() -> int:

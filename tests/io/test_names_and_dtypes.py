@@ -10,8 +10,8 @@ from io_test_helpers import dense_model, fresh_layer_names, memory_counts, priva
 
 import tidytensor as tf
 from tidytensor import layers
-from tidytensor.layers.serialization import register_class
-from tidytensor.layers.variables import LayerVariable
+from tidytensor.layers.engine.serialization import register_class
+from tidytensor.layers.engine.variables import LayerVariable
 
 
 def _artifacts(model):

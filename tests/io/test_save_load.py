@@ -23,8 +23,8 @@ from io_test_helpers import (  # noqa: F401 - autouse fixtures
 import tidytensor as tf
 from tidytensor import io, layers
 from tidytensor.io import atomic
-from tidytensor.layers.serialization import register_class
-from tidytensor.layers.utils import js_json
+from tidytensor.js_strings import js_json
+from tidytensor.layers.engine.serialization import register_class
 
 X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
 

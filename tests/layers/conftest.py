@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import tidytensor.layers  # noqa: F401 - registers the layer classes
-from tidytensor.layers import state
+from tidytensor.layers.engine import state
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ import pytest
 import tidytensor as tf
 from tidytensor.errors import TidyTensorError
 from tidytensor.layers import models, serialization
-from tidytensor.layers.input_layer import input as tf_input
+from tidytensor.layers.engine.input_layer import input as tf_input
 from tidytensor.layers.utils import to_snake_case
 
 RESULTS = Path(__file__).resolve().parents[1] / "golden" / "results" / "layers_families.json"

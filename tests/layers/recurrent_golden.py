@@ -21,7 +21,7 @@ import tidytensor as tf
 import tidytensor.layers as layers
 from tensor_cleanup import release_rnn_tensors
 from tidytensor.layers import convolutional_recurrent, models, recurrent, wrappers
-from tidytensor.layers.input_layer import input as tf_input
+from tidytensor.layers.engine.input_layer import input as tf_input
 from tidytensor.naming import snake_case
 
 RESULTS = json.loads(

@@ -76,7 +76,7 @@ def test_softmax_axis_must_be_integers():
 
 
 def test_symbolic_shapes_pass_through():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     x = tf_input(shape=[None, 3])
     for layer in (M.re_lu(), M.leaky_re_lu(), M.elu(), M.thresholded_re_lu(), M.softmax()):

@@ -50,7 +50,7 @@ def test_keras_spellings_are_accepted():
 
 
 def test_symbolic_output_shapes_with_unknown_dimensions():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     x = tf_input(shape=[None, None, 3])
     assert M.conv2d(filters=4, kernel_size=3).apply(x).shape == [None, None, None, 4]
@@ -195,7 +195,7 @@ def test_bad_arguments_name_the_argument(kwargs, match):
 
 
 def test_unknown_channel_dimension_is_refused_at_build():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     layer = M.conv2d(filters=1, kernel_size=1, name="c_none")
     with pytest.raises(LayersValueError, match="Conv2D c_none: the channel dimension"):

@@ -16,8 +16,8 @@ import tidytensor as tf
 from tensor_cleanup import release_rnn_tensors
 from tidytensor.errors import TidyTensorError
 from tidytensor.layers import convolutional_recurrent, models, recurrent, serialization
+from tidytensor.layers.engine.input_layer import input as tf_input
 from tidytensor.layers.errors import LayersNotImplementedError
-from tidytensor.layers.input_layer import input as tf_input
 
 C = convolutional_recurrent
 

@@ -32,7 +32,7 @@ def test_lookup_and_float_indices():
 
 
 def test_mask_zero_attaches_a_mask():
-    from tidytensor.layers.base import get_keras_mask
+    from tidytensor.layers.engine.topology import get_keras_mask
 
     layer = _layer_with_table(mask_zero=True)
     y = layer.apply(tf.tensor2d([[0, 2, 0]], None, "int32"))
@@ -43,7 +43,7 @@ def test_mask_zero_attaches_a_mask():
 
 
 def test_default_batch_input_shape_and_symbolic_shapes():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     assert M.embedding(input_dim=3, output_dim=2).batch_input_shape == [None, None]
     layer = M.embedding(input_dim=3, output_dim=2, input_length=[4, None], batch_size=8)

@@ -27,7 +27,7 @@ import pytest
 import tidytensor as tf
 from tensor_cleanup import release_rnn_tensors
 from tidytensor.layers import models
-from tidytensor.layers.input_layer import input as tf_input
+from tidytensor.layers.engine.input_layer import input as tf_input
 from tidytensor.layers.utils import to_snake_case
 
 # LAYER_CONFIGS_FUZZ=<file> replays a file made with another seed

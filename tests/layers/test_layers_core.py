@@ -17,8 +17,8 @@ import pytest
 import tidytensor as tf
 import tidytensor.layers as layers
 from tidytensor.layers import constraints, initializers, regularizers, serialization
-from tidytensor.layers.models import model as make_model
-from tidytensor.layers.models import sequential
+from tidytensor.layers.engine.models import model as make_model
+from tidytensor.layers.engine.models import sequential
 from tidytensor.naming import snake_case
 
 RESULTS = json.loads(

@@ -27,7 +27,7 @@ from test_layer_configs_fuzz import _build
 
 import tidytensor as tf
 from tidytensor.layers import models
-from tidytensor.layers.input_layer import input as tf_input
+from tidytensor.layers.engine.input_layer import input as tf_input
 
 # LAYERS_STATE_FUZZ=<file> replays a file made with another seed
 # (node tests/golden/layers_state_fuzz.js <seed> <file>).

@@ -18,8 +18,8 @@ class TestGolden(FamilyGoldenTests):
 
 
 def test_functional_forms_apply_a_new_layer():
-    from tidytensor.layers.base import SymbolicTensor
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
+    from tidytensor.layers.engine.topology import SymbolicTensor
 
     a, b = tf.tensor2d([[1, 5]]), tf.tensor2d([[3, 2]])
     assert M.add([a, b]).array_sync() == [[4.0, 7.0]]
@@ -41,7 +41,7 @@ def test_functional_form_needs_a_list():
 
 
 def test_symbolic_output_shapes():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     x, y = tf_input(shape=[None, 3]), tf_input(shape=[4, 3])
     assert M.concatenate(axis=1).apply([x, y]).shape == [None, None, 3]

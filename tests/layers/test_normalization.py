@@ -77,7 +77,7 @@ def test_batchnorm_bad_arguments_and_inputs():
         layer.apply(tf.zeros([2, 2, 3]))
     with pytest.raises(LayersValueError, match="layer bn_rank: expected axis 1"):
         layer.apply(tf.zeros([2, 4]))
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     with pytest.raises(LayersValueError, match="should have a defined dimension"):
         M.batch_normalization(name="bn_none").apply(tf_input(shape=[None]))

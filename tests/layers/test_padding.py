@@ -23,7 +23,7 @@ def test_padding_values_are_zeros_around_the_input():
 
 
 def test_symbolic_shapes_keep_unknown_dimensions():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     x = tf_input(shape=[None, 4, 2])
     assert M.zero_padding2d(padding=2).apply(x).shape == [None, None, 8, 2]

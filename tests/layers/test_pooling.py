@@ -36,7 +36,7 @@ def test_pooling_values():
 
 
 def test_symbolic_shapes():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     assert M.max_pooling2d().apply(tf_input(shape=[None, 5, 3])).shape == [None, None, 2, 3]
     assert M.average_pooling3d(padding="same").apply(tf_input(shape=[3, 5, 4, 2])).shape == [

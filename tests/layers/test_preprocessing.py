@@ -44,7 +44,7 @@ def test_image_layers_refuse_other_ranks():
 
 
 def test_resizing_shape_and_symbolic_shape():
-    from tidytensor.layers.input_layer import input as tf_input
+    from tidytensor.layers.engine.input_layer import input as tf_input
 
     layer = M.resizing(height=3, width=7)
     assert layer.apply(tf.ones([2, 5, 5, 3])).shape == [2, 3, 7, 3]

@@ -36,10 +36,10 @@ from tidytensor.layers import (
     recurrent_cells,
     regularizers,
     serialization,
-    state,
 )
+from tidytensor.layers.engine import state
+from tidytensor.layers.engine.input_layer import input as tf_input
 from tidytensor.layers.errors import LayersAttributeError, LayersValueError
-from tidytensor.layers.input_layer import input as tf_input
 
 R = recurrent
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.layers as L
-from tidytensor.layers import callbacks as C
+from tidytensor.layers.engine.models import LayersModel
 from tidytensor.layers.errors import LayersRuntimeError, LayersValueError
-from tidytensor.layers.models import LayersModel
+from tidytensor.layers.training import callbacks as C
 
 
 def make_model(optimizer=None, metrics=("acc",), units=3):

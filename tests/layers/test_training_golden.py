@@ -14,12 +14,12 @@ import pytest
 import tidytensor as tf
 import tidytensor.layers as L
 from tidytensor.layers import metrics as M
-from tidytensor.layers.callbacks import EarlyStopping
 from tidytensor.layers.errors import (
     LayersNotImplementedError,
     LayersRuntimeError,
     LayersValueError,
 )
+from tidytensor.layers.training.callbacks import EarlyStopping
 
 RESULTS = json.loads(
     (

@@ -11,7 +11,7 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.layers as L
-from tidytensor.layers.progress import ProgbarLogger, format_metrics, format_value
+from tidytensor.layers.training.progress import ProgbarLogger, format_metrics, format_value
 
 NUM = r"-?\d+\.\d{4}(?:e[+-]\d+)?"
 TIME = r"\d+s \d+(?:s|ms|us)/step"
@@ -109,7 +109,7 @@ def test_tqdm_bar_on_a_terminal():
 
 
 def test_bar_kind_follows_whether_tqdm_is_installed(monkeypatch):
-    import tidytensor.layers.progress as progress
+    import tidytensor.layers.training.progress as progress
 
     model = make_model()
     x, y = data()

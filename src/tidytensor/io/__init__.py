@@ -16,7 +16,10 @@ and tidytensor.
 >>> _ = model.dispose(); _ = same.dispose()
 
 Loading: :func:`load_layers_model` (``tf.load_layers_model``). Saving: :func:`save_model`
-(``model.save``). Handlers: :func:`from_memory`, :func:`with_save_handler`, :func:`http`,
+(``model.save``). Both build or read a ``LayersModel``, so they live in the Layers API
+(:mod:`tidytensor.layers.engine.saving`), which registers them here with
+:func:`register_model_functions`: this package reads and writes the format and never imports
+the Layers API. Handlers: :func:`from_memory`, :func:`with_save_handler`, :func:`http`,
 :func:`file_system`; URL routing: :func:`get_load_handlers`, :func:`get_save_handlers`,
 :func:`register_load_router`, :func:`register_save_router`. The local model store
 (``localstorage://`` and ``indexeddb://``): :func:`list_models`, :func:`copy_model`,
@@ -27,6 +30,8 @@ Loading: :func:`load_layers_model` (``tf.load_layers_model``). Saving: :func:`sa
 from __future__ import annotations
 
 import os  # noqa: F401 - used by the doctest above
+from collections.abc import Callable
+from typing import Any
 
 from .artifacts import (
     ModelArtifacts,
@@ -40,7 +45,6 @@ from .artifacts import (
 from .errors import IOHandlerError, ModelFileNotFoundError, ModelFormatError, ModelTooLargeError
 from .file_system import FileSystemHandler, file_system
 from .http import HTTPRequest, browser_http_request, http, is_http_scheme
-from .loading import load_layers_model, model_from_artifacts, save_model
 from .model_store import copy_model, list_models, model_store_root, move_model, remove_model
 from .passthrough import from_memory, from_memory_sync, with_save_handler, with_save_handler_sync
 from .router import get_load_handlers, get_save_handlers, register_load_router, register_save_router
@@ -73,14 +77,23 @@ __all__ = [
     "http",
     "is_http_scheme",
     "list_models",
-    "load_layers_model",
-    "model_from_artifacts",
     "model_store_root",
     "move_model",
     "register_load_router",
+    "register_model_functions",
     "register_save_router",
     "remove_model",
-    "save_model",
     "with_save_handler",
     "with_save_handler_sync",
 ]
+
+
+def register_model_functions(**functions: Callable[..., Any]) -> None:
+    """Adds functions of a layer above ``tf.io`` to this namespace: the Layers API registers
+    ``load_layers_model``, ``save_model`` and ``model_from_artifacts`` when it is imported
+    (``import tidytensor`` does), so ``tf.io.load_layers_model`` works while ``tf.io`` itself
+    never imports ``tidytensor.layers``."""
+    for name, function in functions.items():
+        globals()[name] = function
+        if name not in __all__:
+            __all__.append(name)

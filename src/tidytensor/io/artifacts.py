@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..layers.utils import js_json
+from ..js_strings import js_json
 from .errors import ModelFormatError
 
 __all__ = [

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..js_strings import js_json
 from .artifacts import (
     MAX_MODEL_JSON_BYTES,
     ModelArtifacts,
@@ -204,8 +205,6 @@ def model_files(
     artifacts: ModelArtifacts, shard_size_bytes: int | None
 ) -> tuple[list[tuple[str, list[Any]]], list[dict[str, Any]]]:
     """``[(file name, chunks)]`` for ``model.json`` and the weights, and the manifest."""
-    from ..layers.utils import js_json
-
     if isinstance(artifacts.model_topology, (bytes, bytearray, memoryview)):
         raise IOHandlerError("Saving a binary model topology is not supported (JSON only).")
     shards = shard_weight_data(artifacts.weight_data, shard_size_bytes)

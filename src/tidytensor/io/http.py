@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..js_strings import js_json
 from .artifacts import (
     MAX_MODEL_JSON_BYTES,
     ModelArtifacts,
@@ -230,8 +231,6 @@ class HTTPRequest:
     # -------------------------------------------------------------------- saving
     def save(self, artifacts: ModelArtifacts) -> SaveResult:
         """POSTs ``model.json`` and ``model.weights.bin`` as ``multipart/form-data``."""
-        from ..layers.utils import js_json
-
         if isinstance(artifacts.model_topology, (bytes, bytearray, memoryview)):
             raise IOHandlerError(
                 "BrowserHTTPRequest.save() does not support saving model topology in binary "

@@ -6,40 +6,40 @@ This package is also the ``tf.layers`` namespace: every TF.js layer factory in s
 ``input_layer`` and the ``Layer`` base class.
 
 >>> import tidytensor.layers as layers
->>> model = layers.models.sequential([layers.dense(units=1, input_shape=[2], kernel_initializer='ones')])
+>>> model = tf.sequential([layers.dense(units=1, input_shape=[2], kernel_initializer='ones')])
 >>> model.predict(tf.tensor2d([[1, 2]])).array_sync()
 [[3.0]]
 
-Module map (TF.js source in brackets)
--------------------------------------
-- ``state`` [backend/state.ts, common.ts]: ``get_uid`` counters (``dense_Dense1``),
-  ``name_scope``, process-unique weight names (``kernel_1``).
-- ``variables`` [variables.ts]: ``LayerVariable`` (``read``/``write``/``dispose``,
-  ``original_name``, constraint applied after writes).
-- ``base`` [engine/topology.ts]: ``Layer``, ``SymbolicTensor``, ``Node``, ``InputSpec``,
-  ``DisposeResult``.
-- ``input_layer`` [engine/input_layer.ts]: ``InputLayer``, ``input()``.
-- ``executor`` [engine/executor.ts]: ``FeedDict``, ``execute()`` (graph evaluation).
-- ``container`` [engine/container.ts]: ``Container`` (graph of layers, config, load_weights).
-- ``models`` [engine/training.ts, models.ts]: ``LayersModel`` (``tf.model``), ``Functional``,
-  ``Sequential`` (``tf.sequential``), predict/execute/summary/dispose.
-- ``data`` [engine/training_tensors.ts]: batching and input checks shared with training.
-- ``summary`` [utils/layer_utils.ts]: ``print_summary``.
-- ``backend`` [backend/tfjs_backend.ts]: the ``K`` helpers (``dot``, ``bias_add``...).
-- ``initializers``, ``activations``, ``regularizers``, ``constraints``: string identifiers
-  (TF.js and Keras spellings), ``get_*`` / ``serialize_*`` / ``deserialize_*``.
-- ``serialization``: ``register_class``, ``serialize``, ``deserialize`` by ``class_name``.
-- ``utils``: shape helpers, ``convert_ts_to_pythonic`` / ``convert_pythonic_to_ts``.
-- ``core`` [layers/core.ts]: Dense, Activation, Dropout, SpatialDropout1D, Flatten,
-  RepeatVector, Reshape, Permute, Masking.
-- ``training`` (written separately): ``compile``, ``fit``, ``evaluate``, ``train_on_batch``,
-  ``fit_dataset``, ``evaluate_dataset`` as functions taking the model first;
-  ``LayersModel`` methods import it lazily.
+Folder structure (as tfjs-layers' ``engine/`` folder beside its layer families, and Keras 3's
+``trainers/`` apart from ``layers/``)
+---------------------------------------------------------------------------------------------
+- ``engine/``: what every model is made of, without training. ``topology`` (``Layer``,
+  ``SymbolicTensor``, ``Node``, ``InputSpec``), ``input_layer`` (``tf.input``), ``container``
+  (a graph of layers, its config and weights), ``executor`` (runs the graph), ``models``
+  (``LayersModel``, ``Sequential``, ``tf.model``, ``tf.sequential``, ``predict``),
+  ``input_data`` (batching and input checks shared by ``predict`` and training),
+  ``serialization`` (the ``class_name`` registry), ``saving`` (``model.json`` ↔ model:
+  ``tf.load_layers_model``, ``model.save``), ``summary``, ``state`` (name counters),
+  ``variables`` (``LayerVariable``).
+- ``training/``: ``Trainer``, the ``compile``/``fit``/``evaluate``/``*_on_batch``/
+  ``*_dataset`` methods ``LayersModel`` mixes in, and the functions behind them: ``compile``,
+  ``inputs``, ``steps``, ``loops``, ``dataset_loops``, ``args``, ``progress`` and
+  ``callbacks/``.
+- Beside them, one module per layer family (TF.js's ``layers/*.ts``): ``core``,
+  ``convolutional``, ``convolutional_depthwise``, ``convolutional_recurrent``, ``recurrent``
+  (and ``recurrent_cells``), ``merge``, ``pooling``, ``normalization``, ``noise``,
+  ``padding``, ``embeddings``, ``wrappers``, ``advanced_activations``, ``preprocessing``; and
+  what layers are configured with: ``activations``, ``initializers``, ``regularizers``,
+  ``constraints``, ``losses``, ``metrics``, ``backend`` (TF.js's ``K`` helpers), ``utils``,
+  ``errors``.
+
+``layers.models`` and ``layers.serialization`` are ``engine.models`` and
+``engine.serialization`` (``tf.serialization``), kept as attributes for short spellings.
 
 Adding a layer family
 ---------------------
 1. Write ``layers/<family>.py`` (TF.js's ``layers/<family>.ts``). Each layer subclasses
-   :class:`~.base.Layer`, sets ``class_name`` (Keras's name), is decorated with
+   :class:`~.engine.topology.Layer`, sets ``class_name`` (Keras's name), is decorated with
    ``@register_class`` and overrides what it needs:
 
    - ``__init__(self, <own args>, **kwargs)`` → ``super().__init__(**kwargs)``; resolve
@@ -75,13 +75,13 @@ from . import activations as activations
 from . import backend as backend
 from . import constraints as constraints
 from . import initializers as initializers
-from . import models as models
 from . import regularizers as regularizers
-from . import serialization as serialization
 from . import utils as utils
-from .base import InputSpec, Layer, SymbolicTensor
-from .input_layer import InputLayer as InputLayer
-from .input_layer import input, input_layer  # noqa: A004 - TF.js's name
+from .engine import models as models
+from .engine import serialization as serialization
+from .engine.input_layer import InputLayer as InputLayer
+from .engine.input_layer import input, input_layer  # noqa: A004 - TF.js's name
+from .engine.topology import InputSpec, Layer, SymbolicTensor
 
 # As TF.js's registerOptimizers: each optimizer class is in the serialization map too.
 for _cls in _OPTIMIZER_CLASSES.values():

@@ -21,14 +21,14 @@ from .. import ops
 from ..engine import ENGINE
 from ..tensor import Tensor
 from . import backend as K
-from .errors import LayersValueError
-from .serialization import (
+from .engine.serialization import (
     Serializable,
     SerializationMap,
     deserialize_keras_object,
     register_class,
     unknown_error,
 )
+from .errors import LayersValueError
 from .utils import to_camel_case, to_snake_case
 
 __all__ = [

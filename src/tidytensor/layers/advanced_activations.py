@@ -16,12 +16,12 @@ from typing import Any
 
 from .. import ops
 from .activations import Softmax as _SoftmaxActivation
-from .base import InputSpec, Layer
 from .constraints import get_constraint, serialize_constraint
+from .engine.serialization import register_class
+from .engine.topology import InputSpec, Layer
 from .errors import LayersNotImplementedError, LayersValueError
 from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import register_class
 from .utils import get_exactly_one_shape, get_exactly_one_tensor
 
 __all__ = ["elu", "leaky_re_lu", "prelu", "re_lu", "softmax", "thresholded_re_lu"]

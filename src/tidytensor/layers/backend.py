@@ -17,10 +17,11 @@ from typing import Any, TypeVar
 from .. import kernel_names_dense as kd
 from .. import ops
 from ..engine import ENGINE
+from ..js_strings import js_array_str
 from ..ops import fused
 from ..tensor import Tensor
 from .errors import LayersNotImplementedError, LayersValueError
-from .utils import array_prod, js_array_str
+from .utils import array_prod, to_camel_case
 
 __all__ = [
     "VALID_DATA_FORMAT_VALUES",
@@ -79,8 +80,6 @@ def check_data_format(value: Any) -> str:
     """``value`` as TF.js's spelling (``'channels_last'`` is accepted); raises if unknown."""
     if value is None:
         return value
-    from .utils import to_camel_case
-
     camel = to_camel_case(value) if isinstance(value, str) else value
     if camel not in VALID_DATA_FORMAT_VALUES:
         raise LayersValueError(

@@ -19,8 +19,7 @@ from .. import ops
 from ..engine import ENGINE
 from ..tensor import Tensor
 from . import backend as K
-from .errors import LayersValueError
-from .serialization import (
+from .engine.serialization import (
     Serializable,
     SerializationMap,
     deserialize_keras_object,
@@ -28,6 +27,7 @@ from .serialization import (
     serialize_keras_object,
     unknown_error,
 )
+from .errors import LayersValueError
 from .utils import to_camel_case
 
 __all__ = [

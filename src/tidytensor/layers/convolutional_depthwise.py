@@ -15,20 +15,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_json
 from . import backend as K
-from .base import InputSpec
 from .constraints import get_constraint, serialize_constraint
 from .convolutional import BaseConv, conv_output_length, preprocess_conv2d_input
+from .engine.serialization import register_class
+from .engine.topology import InputSpec
 from .errors import LayersValueError
 from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import register_class
-from .utils import (
-    assert_positive_integer,
-    get_exactly_one_shape,
-    get_exactly_one_tensor,
-    js_json,
-)
+from .utils import assert_positive_integer, get_exactly_one_shape, get_exactly_one_tensor
 
 __all__ = ["depthwise_conv2d"]
 

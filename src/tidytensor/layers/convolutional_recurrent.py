@@ -21,16 +21,16 @@ from ..engine import ENGINE
 from ..scopes import dispose
 from ..tensor import Tensor
 from . import backend as K
-from .base import InputSpec
 from .convolutional import (
     check_data_format,
     check_padding_mode,
     conv_output_length,
     normalize_array,
 )
+from .engine.serialization import register_class
+from .engine.topology import InputSpec
 from .errors import LayersNotImplementedError, LayersValueError
 from .recurrent import RNN, LSTMCell, _make_cell, from_cell_config
-from .serialization import register_class
 from .utils import assert_positive_integer, get_exactly_one_shape, to_snake_case
 
 __all__ = ["conv_lstm2d", "conv_lstm2d_cell"]

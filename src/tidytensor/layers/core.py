@@ -14,21 +14,21 @@ import math
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_json
 from ..tensor import Tensor
 from . import backend as K
 from .activations import get_activation, serialize_activation
-from .base import InputSpec, Layer
 from .constraints import get_constraint, serialize_constraint
+from .engine.serialization import register_class
+from .engine.topology import InputSpec, Layer
 from .errors import LayersValueError
 from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import register_class
 from .utils import (
     array_prod,
     assert_positive_int,
     get_exactly_one_shape,
     get_exactly_one_tensor,
-    js_json,
     to_snake_case,
 )
 

@@ -10,20 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_array_str
 from . import backend as K
-from .base import Layer
 from .constraints import get_constraint, serialize_constraint
+from .engine.serialization import register_class
+from .engine.topology import Layer
 from .errors import LayersValueError
 from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import register_class
-from .utils import (
-    assert_positive_int,
-    get_exactly_one_shape,
-    get_exactly_one_tensor,
-    js_array_str,
-    to_list,
-)
+from .utils import assert_positive_int, get_exactly_one_shape, get_exactly_one_tensor, to_list
 
 __all__ = ["embedding"]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -32,8 +33,7 @@ from ..ops import linalg
 from ..ops._op import float_arg, seed_arg
 from ..tensor import Tensor
 from . import backend as K
-from .errors import LayersNotImplementedError, LayersValueError
-from .serialization import (
+from .engine.serialization import (
     Serializable,
     SerializationMap,
     deserialize_keras_object,
@@ -41,6 +41,7 @@ from .serialization import (
     serialize_keras_object,
     unknown_error,
 )
+from .errors import LayersNotImplementedError, LayersValueError
 from .utils import array_prod, to_camel_case, to_snake_case
 
 __all__ = [
@@ -385,8 +386,6 @@ class Orthogonal(Initializer):
         num_rows = array_prod(shape[:-1])
         num_cols = shape[-1]
         if num_rows * num_cols > self.ELEMENTS_WARN_SLOW:
-            import warnings
-
             warnings.warn(
                 f"Orthogonal initializer is being called on a matrix with more than "
                 f"{self.ELEMENTS_WARN_SLOW} ({num_rows * num_cols}) elements: Slowness may "

@@ -19,12 +19,14 @@ tidytensor.layers.errors.LayersValueError: Unknown loss softmaxCrossEntropy. Use
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from .. import kernel_names_losses as kl
 from .. import ops
+from ..js_strings import js_json
 from ..ops._op import run_kernel
 from ..ops.losses import fusable_pair
 from ..scopes import tidy
@@ -153,8 +155,6 @@ def logcosh(y_true: Tensor, y_pred: Tensor) -> Tensor:
     """``mean(log(cosh(y_pred - y_true)), -1)``, written as ``d + softplus(-2d) - log 2``."""
 
     def body() -> Tensor:
-        import math
-
         diff = ops.sub(y_pred, y_true)
         result = ops.sub(ops.add(diff, ops.softplus(ops.mul(-2, diff))), math.log(2))
         return ops.mean(result, -1)
@@ -259,8 +259,6 @@ def cosine_proximity(y_true: Tensor, y_pred: Tensor) -> Tensor:
 
 
 def _json(shape: Any) -> str:
-    from .utils import js_json
-
     return js_json(list(shape))
 
 

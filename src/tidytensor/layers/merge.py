@@ -16,11 +16,12 @@ from functools import reduce
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_json
 from . import backend as K
-from .base import Layer
+from .engine.serialization import register_class
+from .engine.topology import Layer
 from .errors import LayersNotImplementedError, LayersValueError
-from .serialization import register_class
-from .utils import get_exactly_one_shape, is_array_of_shapes, js_json
+from .utils import get_exactly_one_shape, is_array_of_shapes
 
 __all__ = ["add", "average", "concatenate", "dot", "maximum", "minimum", "multiply"]
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from .. import ops
 from . import backend as K
-from .base import Layer
+from .engine.serialization import register_class
+from .engine.topology import Layer
 from .errors import LayersValueError
-from .serialization import register_class
 from .utils import get_exactly_one_tensor
 
 __all__ = ["alpha_dropout", "gaussian_dropout", "gaussian_noise"]

@@ -20,13 +20,14 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
-from .base import InputSpec, Layer
+from ..js_strings import js_json
 from .constraints import get_constraint, serialize_constraint
+from .engine.serialization import register_class
+from .engine.topology import InputSpec, Layer
 from .errors import LayersNotImplementedError, LayersValueError
 from .initializers import get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import register_class
-from .utils import get_exactly_one_shape, get_exactly_one_tensor, js_json
+from .utils import get_exactly_one_shape, get_exactly_one_tensor
 
 __all__ = ["batch_normalization", "layer_normalization"]
 

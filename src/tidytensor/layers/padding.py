@@ -11,9 +11,9 @@ from typing import Any
 
 from .. import ops
 from . import backend as K
-from .base import InputSpec, Layer
+from .engine.serialization import register_class
+from .engine.topology import InputSpec, Layer
 from .errors import LayersValueError
-from .serialization import register_class
 from .utils import get_exactly_one_shape, get_exactly_one_tensor, to_snake_case
 
 __all__ = ["zero_padding2d"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
-from .base import InputSpec, Layer
+from ..js_strings import js_json
 from .convolutional import (
     check_data_format,
     check_padding_mode,
@@ -21,13 +21,13 @@ from .convolutional import (
     preprocess_conv2d_input,
     preprocess_conv3d_input,
 )
+from .engine.serialization import register_class
+from .engine.topology import InputSpec, Layer
 from .errors import LayersNotImplementedError, LayersValueError
-from .serialization import register_class
 from .utils import (
     assert_positive_integer,
     get_exactly_one_shape,
     get_exactly_one_tensor,
-    js_json,
     to_snake_case,
 )
 

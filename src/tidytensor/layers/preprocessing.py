@@ -19,17 +19,12 @@ import numbers
 from typing import Any
 
 from .. import ops
+from ..js_strings import js_array_str
 from . import backend as K
-from .base import Layer
+from .engine.serialization import register_class
+from .engine.topology import Layer
 from .errors import LayersValueError
-from .serialization import register_class
-from .utils import (
-    get_exactly_one_shape,
-    get_exactly_one_tensor,
-    js_array_str,
-    to_camel_case,
-    to_snake_case,
-)
+from .utils import get_exactly_one_shape, get_exactly_one_tensor, to_camel_case, to_snake_case
 
 __all__ = ["category_encoding", "center_crop", "random_width", "rescaling", "resizing"]
 

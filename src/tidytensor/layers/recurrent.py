@@ -29,17 +29,20 @@ the same values as TF.js's per-step ops. Any other cell (custom cells, stacked c
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any
 
 from .. import kernel_names_recurrent as kr
 from .. import ops
 from ..engine import ENGINE
+from ..js_strings import js_json
 from ..ops._op import op, run_kernel
 from ..scopes import dispose, keep
 from ..tensor import Tensor
 from . import backend as K
-from .base import InputSpec, Layer, SymbolicTensor
+from .engine.serialization import deserialize, normalize_config_keys, register_class
+from .engine.topology import InputSpec, Layer, SymbolicTensor
 from .errors import LayersAttributeError, LayersNotImplementedError, LayersValueError
 from .recurrent_cells import (  # noqa: F401 - the cells are part of this module's API
     GRUCell,
@@ -52,8 +55,7 @@ from .recurrent_cells import (  # noqa: F401 - the cells are part of this module
     _StepShape,
     generate_dropout_mask,
 )
-from .serialization import deserialize, normalize_config_keys, register_class
-from .utils import assert_positive_int, get_exactly_one_tensor, is_array_of_shapes, js_json
+from .utils import assert_positive_int, get_exactly_one_tensor, is_array_of_shapes
 
 __all__ = [
     "RNN",
@@ -681,8 +683,6 @@ def _call_fused(
 # ========================================================================== layers
 def _init_params(cls: type) -> set[str]:
     """Keyword arguments the constructors of ``cls`` and its bases (up to Layer) name."""
-    import inspect
-
     names: set[str] = set()
     for klass in cls.__mro__:
         if klass is Layer:

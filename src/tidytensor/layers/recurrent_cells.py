@@ -21,19 +21,20 @@ import numpy as np
 
 from .. import ops
 from ..engine import ENGINE
+from ..js_strings import js_json
 from ..scopes import keep
 from ..tensor import Tensor
 from . import backend as K
 from .activations import get_activation, serialize_activation
-from .base import Layer
 from .constraints import get_constraint, serialize_constraint
+from .engine.serialization import deserialize, normalize_config_keys, register_class
+from .engine.state import name_scope
+from .engine.topology import Layer
+from .engine.variables import batch_get_value, batch_set_value
 from .errors import LayersValueError
 from .initializers import Initializer, Ones, get_initializer, serialize_initializer
 from .regularizers import get_regularizer, serialize_regularizer
-from .serialization import deserialize, normalize_config_keys, register_class
-from .state import name_scope
-from .utils import assert_positive_int, get_exactly_one_shape, is_array_of_shapes, js_json
-from .variables import batch_get_value, batch_set_value
+from .utils import assert_positive_int, get_exactly_one_shape, is_array_of_shapes
 
 __all__ = [
     "GRUCell",

@@ -20,14 +20,16 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
+from ..js_strings import js_json
 from ..tensor import Tensor
 from . import backend as K
-from .base import InputSpec, Layer, SymbolicTensor
+from .core import Activation, Dense
+from .engine.serialization import deserialize, register_class
+from .engine.state import name_scope
+from .engine.topology import InputSpec, Layer, SymbolicTensor
 from .errors import LayersNotImplementedError, LayersValueError
 from .recurrent import rnn_loop, standardize_args
-from .serialization import deserialize, register_class
-from .state import name_scope
-from .utils import get_exactly_one_shape, get_exactly_one_tensor, js_json, singleton_or_array
+from .utils import get_exactly_one_shape, get_exactly_one_tensor, singleton_or_array
 
 __all__ = ["bidirectional", "time_distributed"]
 
@@ -121,8 +123,6 @@ class Wrapper(Layer):
 def _rowwise_classes() -> tuple[type, ...]:
     """Layers whose ``call`` treats every example (row of the first axis) on its own, so one
     call on ``[batch * time, ...]`` gives what TF.js's one call per step gives."""
-    from .core import Activation, Dense
-
     return (Dense, Activation)
 
 

@@ -26,7 +26,7 @@ from .reduction import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .segment import *  # noqa: F403
-from .signal import *  # noqa: F403
+from .signal_util import *  # noqa: F403
 from .slicing_joining import *  # noqa: F403
 from .transformations import *  # noqa: F403
 
@@ -52,7 +52,7 @@ FAMILIES = tuple(
         "evaluation",
         "moving_average",
         "dropout",
-        "signal",
+        "signal_util",
         "ragged",
     )
 )

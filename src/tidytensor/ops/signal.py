@@ -1,79 +1,113 @@
-"""Signal helpers that TF.js leaks to the top level (``tf.enclosingPowerOfTwo``,
-``tf.cosineWindow``, from ``signal_ops_util.ts``). The ``tf.signal`` namespace itself
-(``frame``, ``hannWindow``, ``hammingWindow``, ``stft``) is :mod:`.signal_ns`.
+"""The ``tf.signal`` namespace (TF.js's ``ops/signal/``): ``frame``, ``hann_window``,
+``hamming_window`` and ``stft``, built from other ops exactly as TF.js builds them.
 
-Both helpers compute on the host in JS numbers (doubles), as TF.js does; ``cosine_window``
-rounds to float32 once, when it makes the tensor.
+The helpers TF.js also exports at the top level (``enclosing_power_of_two``,
+``cosine_window``) live in :mod:`.signal_util`.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import MAX_DIM, describe, float_arg, real_number
+from ._op import bool_arg, convert_to_tensor, describe, float_arg, int_arg, op
+from .signal_util import cosine_window, enclosing_power_of_two
 
-__all__ = ["cosine_window", "enclosing_power_of_two"]
+__all__ = ["frame", "hamming_window", "hann_window", "stft"]
 
 
-def enclosing_power_of_two(value: Any) -> float | int:
-    """The smallest ``2**N`` (integer ``N``) that is ``>= value``, as a number (TF.js's
-    ``Math.floor(2 ** Math.ceil(log(value) / log(2)))``: 0 for 0, NaN for a negative value).
+@op(name="hammingWindow")
+def hamming_window(window_length: int) -> Tensor:
+    """A Hamming window (``0.54 - 0.46 cos``) of ``window_length`` float32 values.
 
-    >>> tf.enclosing_power_of_two(5), tf.enclosing_power_of_two(8), tf.enclosing_power_of_two(0.3)
-    (8, 8, 0)
+    >>> [round(v, 2) for v in tf.signal.hamming_window(3).array_sync()]
+    [0.08, 1.0, 0.08]
     """
-    v = real_number(value)
-    if v is None:
-        raise ArgumentTypeError(
-            f"Argument 'value' passed to 'enclosingPowerOfTwo' must be a number, but got "
-            f"{describe(value)}"
-        )
-    if math.isnan(v) or v < 0:
-        return math.nan
-    if v == 0:
-        return 0  # log(0) = -Infinity, 2 ** -Infinity = 0
-    if math.isinf(v):
-        return math.inf
-    exponent = math.ceil(math.log(v) / math.log(2.0))
-    if exponent >= 1024:
-        return math.inf
-    return math.floor(2.0**exponent)
+    return cosine_window(window_length, 0.54, 0.46)
 
 
-def cosine_window(window_length: int, a: float, b: float) -> Tensor:
-    """A float32 window ``a - b * cos(2 pi i / (N - 1))`` of length ``N``; an even ``N`` uses
-    ``N`` as the period, as TF.js does (so the window is periodic, not symmetric). A length-1
-    window is ``[NaN]`` (0 / 0), as in TF.js. A fractional ``N`` makes ``floor(N)`` values
-    (JS's typed-array length) with the period ``N + (1 - N % 2) - 1``, as in TF.js.
+@op(name="hannWindow")
+def hann_window(window_length: int) -> Tensor:
+    """A Hann window (``0.5 - 0.5 cos``) of ``window_length`` float32 values.
 
-    >>> tf.cosine_window(3, 0.5, 0.5).array_sync()
-    [0.0, 1.0, 0.0]
+    >>> tf.signal.hann_window(7).array_sync()
+    [0.0, 0.25, 0.75, 1.0, 0.75, 0.25, 0.0]
     """
-    from .creation import tensor1d
+    return cosine_window(window_length, 0.5, 0.5)
 
-    n = window_length
-    if (
-        isinstance(n, bool)
-        or not isinstance(n, (int, float))
-        or not math.isfinite(n)
-        or not 0 <= math.trunc(n) <= MAX_DIM
-    ):
+
+@op
+def frame(
+    signal: Any, frame_length: int, frame_step: int, pad_end: bool = False, pad_value: float = 0
+) -> Tensor:
+    """Splits a 1-D signal into frames of ``frame_length`` values, one every ``frame_step``
+    values: a ``[frames, frame_length]`` tensor. With ``pad_end``, the frames that run past
+    the end are kept, padded with ``pad_value``.
+
+    >>> tf.signal.frame(tf.tensor1d([1, 2, 3, 4, 5]), 3, 2).array_sync()
+    [[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]]
+    """
+    from .creation import fill, tensor2d
+    from .slicing_joining import concat, slice
+    from .transformations import reshape
+
+    x = convert_to_tensor(signal, "signal", "frame", "string_or_numeric")
+    frame_length = int_arg(frame_length, "frame", "frameLength", minimum=0)
+    frame_step = int_arg(frame_step, "frame", "frameStep", minimum=0)
+    pad_end = bool_arg(pad_end, "frame", "padEnd")
+    if pad_value is None:  # undefined: the default
+        pad_value = 0
+    if not isinstance(pad_value, str):  # a string signal pads with a string
+        pad_value = float_arg(pad_value, "frame", "padValue")
+    size = x.size
+    if frame_step == 0 and (frame_length <= size or (pad_end and size > 0)):
         raise InvalidArgumentError(
-            f"Invalid typed array length: {describe(n)} (the window length passed to "
-            "cosineWindow must be a non-negative number)"
+            f"frame: frameStep 0 with frameLength {frame_length} on a signal of {size} values "
+            "would make frames forever (TF.js never returns); pass frameStep >= 1"
         )
-    size = math.trunc(n)
-    if float(n).is_integer():
-        n = int(n)
-    a = float_arg(a, "cosineWindow", "a")
-    b = float_arg(b, "cosineWindow", "b")
-    even = 1 - n % 2  # n >= 0: Python's % is JS's here, fractions included
-    period = n + even - 1
-    values = []
-    for i in range(size):
-        arg = (2.0 * math.pi * i) / period if period else math.nan
-        values.append(a - b * math.cos(arg))
-    return tensor1d(values, "float32")
+    start = 0
+    frames = []
+    while start + frame_length <= size:
+        frames.append(slice(x, start, frame_length))
+        start += frame_step
+    if pad_end:
+        while start < size:
+            pad_len = start + frame_length - size
+            piece = slice(x, start, frame_length - pad_len)
+            frames.append(concat([piece, fill([pad_len], pad_value)]))
+            start += frame_step
+    if not frames:
+        return tensor2d([], [0, frame_length])
+    return reshape(concat(frames), [len(frames), frame_length])
+
+
+@op
+def stft(
+    signal: Any,
+    frame_length: int,
+    frame_step: int,
+    fft_length: int | None = None,
+    window_fn: Callable[[int], Tensor] = hann_window,
+) -> Tensor:
+    """The short-time Fourier transform: ``rfft(frame(signal) * window_fn(frame_length),
+    fft_length)``; ``fft_length`` defaults to the smallest power of two >= ``frame_length``.
+
+    >>> tf.signal.stft(tf.tensor1d([1, 1, 1, 1, 1]), 3, 2).shape
+    [2, 3]
+    """
+    from .arithmetic import mul
+    from .spectral import rfft
+
+    frame_length = int_arg(frame_length, "stft", "frameLength", minimum=0)
+    if fft_length is None:
+        fft_length = enclosing_power_of_two(frame_length)
+    if not callable(window_fn):
+        raise ArgumentTypeError(
+            f"Argument 'windowFn' passed to 'stft' must be a function, but got "
+            f"{describe(window_fn)}"
+        )
+    framed = frame(signal, frame_length, frame_step)
+    windowed = mul(framed, window_fn(frame_length))
+    return rfft(windowed, fft_length)

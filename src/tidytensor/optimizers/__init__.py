@@ -1,5 +1,5 @@
 """TF.js's optimizers (``tfjs-core/src/optimizers``): the ``Optimizer`` base class, the seven
-optimizers and their ``tf.train.*`` factories (in :mod:`tidytensor.optimizers.train`).
+optimizers and their ``tf.train.*`` factories (in :mod:`tidytensor.optimizers.constructors`).
 
 ``OPTIMIZER_CLASSES`` maps each serialization name (``'SGD'``, ``'Adam'``, ...) to its class,
 as TF.js's ``registerOptimizers`` does for ``serialization.registerClass``.
@@ -11,11 +11,11 @@ from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adam import AdamOptimizer
 from .adamax import AdamaxOptimizer
+from .constructors import OptimizerConstructors
 from .momentum import MomentumOptimizer
 from .optimizer import Optimizer, OptimizerVariable
 from .rmsprop import RMSPropOptimizer
 from .sgd import SGDOptimizer
-from .train import OptimizerConstructors
 
 __all__ = [
     "OPTIMIZER_CLASSES",

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import DisposeResult, Layer, Node, SymbolicTensor, _shape_list
-from .errors import LayersValueError
+from ..errors import LayersValueError
 from .serialization import register_class
 from .state import get_uid
+from .topology import DisposeResult, Layer, Node, SymbolicTensor, _shape_list
 
 __all__ = ["InputLayer", "input", "input_layer"]
 

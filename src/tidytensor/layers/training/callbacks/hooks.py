@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ...callables import positional_arity
-from ..errors import LayersValueError
+from ....callables import positional_arity
+from ...errors import LayersValueError
 from .base import BaseCallback, Callback, _is_number, _resolve, _run_awaitable
 
 __all__ = ["DEFAULT_YIELD_EVERY_MS", "CustomCallback", "LambdaCallback"]

@@ -13,27 +13,22 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import ops
-from ..engine import tensors_in
-from ..scopes import dispose, tidy
-from ..tensor import Tensor
+from ... import ops
+from ...engine import tensors_in
+from ...js_strings import js_array_str, js_json
+from ...scopes import dispose, tidy
+from ...tensor import Tensor
+from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from .args import _check_kwargs, _check_verbose
 from .callbacks import History, standardize_callbacks
-from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .training import (
-    _check_kwargs,
-    _check_verbose,
+from .inputs import (
     _ensure_tensors,
-    _numbers,
     _require_compiled,
-    evaluate,
-    get_deduped_metrics_names,
-    make_test_function,
-    make_train_function,
     standardize_class_weights,
     standardize_weights,
 )
-from .training_loops import _begin_training, _evaluation_result
-from .utils import js_array_str, js_json
+from .loops import _begin_training, _evaluation_result, evaluate
+from .steps import _numbers, get_deduped_metrics_names, make_test_function, make_train_function
 
 __all__ = ["evaluate_dataset", "fit_dataset"]
 
@@ -193,13 +188,7 @@ def fit_dataset(
     tensors are disposed once its step is done. Without ``batches_per_epoch``, every epoch
     iterates the dataset anew; with it, one stream runs across epochs.
 
-    Args:
-        epochs: the number of epochs (required).
-        batches_per_epoch: batches per epoch (default: until the dataset ends).
-        validation_data: ``(x_val, y_val)`` tensors or a dataset.
-        validation_batch_size: batch size for tensor validation data (default 32).
-        validation_batches: batches to take from a validation dataset (default: all).
-        verbose, callbacks, yield_every, initial_epoch, class_weight: as in :func:`fit`.
+    Arguments and errors: :meth:`.trainer.Trainer.fit_dataset` (the method that calls this).
     """
     if "validation_split" in kwargs:
         raise LayersValueError(

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..scopes import dispose, tidy
-from ..tensor import Tensor
-from . import losses as losses_mod
-from .data import ensure_tensors_rank2_or_higher
-from .errors import LayersRuntimeError, LayersValueError
-from .utils import js_array_str, js_json
+from ... import ops
+from ...js_strings import js_array_str, js_json
+from ...scopes import dispose, tidy
+from ...tensor import Tensor
+from .. import losses as losses_mod
+from ..engine.input_data import ensure_tensors, ensure_tensors_rank2_or_higher
+from ..errors import LayersRuntimeError, LayersValueError
 
 __all__ = [
     "check_array_lengths",
@@ -31,8 +31,6 @@ __all__ = [
 
 def _ensure_tensors(x: Any) -> tuple[Any, list[Tensor]]:
     """``x`` with arrays and nested lists made tensors, and the tensors made."""
-    from .data import ensure_tensors
-
     return ensure_tensors(x)
 
 

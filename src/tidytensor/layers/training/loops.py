@@ -8,31 +8,36 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from .. import ops
-from ..engine import ENGINE
-from ..scopes import dispose, tidy
-from ..tensor import Tensor
-from . import backend as K
+from ... import ops
+from ...engine import ENGINE
+from ...scopes import dispose, tidy
+from ...tensor import Tensor
+from .. import backend as K
+from ..engine.input_data import (
+    check_batch_size,
+    make_batches,
+    slice_arrays,
+    slice_arrays_by_indices,
+)
+from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..utils import singleton_or_array
 from . import progress as _progress  # noqa: F401 - registers the progress bar for verbose >= 1
+from .args import _check_epochs, _check_kwargs, _check_verbose
 from .callbacks import BaseCallback, History, configure_callbacks, standardize_callbacks
-from .data import check_batch_size, make_batches, slice_arrays, slice_arrays_by_indices
-from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .progress import format_metrics
-from .training_args import _check_epochs, _check_kwargs, _check_verbose
-from .training_inputs import (
+from .inputs import (
     _dispose_new,
     _ensure_tensors,
     standardize_user_data,
     standardize_user_data_xy,
 )
-from .training_steps import (
+from .progress import format_metrics
+from .steps import (
     _numbers,
     _test_loop,
     get_deduped_metrics_names,
     make_test_function,
     make_train_function,
 )
-from .utils import singleton_or_array
 
 __all__ = [
     "evaluate",
@@ -78,31 +83,7 @@ def fit(
 ) -> History:
     """Trains ``model`` on ``x``, ``y`` (``model.fit``); returns a :class:`History`.
 
-    Args:
-        x: a tensor (NumPy arrays and nested lists are accepted), a list with one per input,
-            or a dict keyed by input name.
-        y: the targets, in the same forms (one per output).
-        batch_size: samples per gradient step (default 32).
-        epochs: the epoch to stop at (default 1; with ``initial_epoch``, runs
-            ``epochs - initial_epoch`` epochs).
-        verbose: 0 silent, 1 a progress bar (one line per epoch when the output is not a
-            terminal), 2 one line per epoch. Default 1.
-        callbacks: callback objects, dicts of hooks (``{'on_epoch_end': fn}``), or a list.
-        validation_split: the fraction (0 to 1) of samples held out for validation: the
-            *last* samples, taken before shuffling.
-        validation_data: ``(x_val, y_val)``, used instead of ``validation_split``.
-        shuffle: shuffle the training samples each epoch (default True).
-        class_weight: ``{class_index: weight}`` (a list or dict of them per output), turned
-            into per-sample weights of the loss.
-        sample_weight: per-sample loss weights ``[n]`` (a list or dict per output).
-        initial_epoch: the epoch to start from.
-        yield_every: how often ``on_yield`` hooks run (``'auto'``, ``'batch'``, ``'epoch'``,
-            ``'never'`` or milliseconds).
-
-    Raises:
-        LayersRuntimeError: the model is not compiled, or another ``fit`` is running on it.
-        LayersValueError: data that does not fit the model (shapes, counts, x/y lengths);
-            raised before any weight changes.
+    Arguments and errors: :meth:`.trainer.Trainer.fit` (the method that calls this).
     """
     _check_kwargs("fit", kwargs, _FIT_ARGS)
     if model.is_training:

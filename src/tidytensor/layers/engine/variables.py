@@ -19,18 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autodiff import variable_grads
-from ..engine import ENGINE
-from ..scopes import variable
-from ..tensor import Tensor, Variable
-from .errors import LayersRuntimeError, LayersValueError
+from ...autodiff import variable_grads
+from ...engine import ENGINE
+from ...js_strings import js_json
+from ...scopes import variable
+from ...tensor import Tensor, Variable
+from ..errors import LayersRuntimeError, LayersValueError
 from .state import (
     get_next_unique_tensor_id,
     get_scoped_tensor_name,
     get_unique_tensor_name,
     release_tensor_name,
 )
-from .utils import js_json
 
 __all__ = ["LayerVariable", "batch_get_value", "batch_set_value", "gradients"]
 

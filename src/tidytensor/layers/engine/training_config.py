@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import TidyTensorError
-from ..layers.utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
-from .errors import ModelFormatError
+from ...errors import TidyTensorError
+from ...io.errors import ModelFormatError
+from ...optimizers import OPTIMIZER_CLASSES
+from ...tensor import Tensor
+from .. import losses, metrics
+from ..utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 
 __all__ = ["KERAS_OPTIMIZER_DEFAULTS", "load_training_config"]
 
@@ -87,7 +90,6 @@ def _names(value: Any, field: str, source: str, what: str) -> list[tuple[str, st
 
 
 def _check_losses_and_metrics(training_config: dict[str, Any], source: str) -> None:
-    from ..layers import losses, metrics
 
     loss = training_config.get("loss")
     if loss is not None:
@@ -117,7 +119,6 @@ def _check_losses_and_metrics(training_config: dict[str, Any], source: str) -> N
 
 def optimizer_config(opt_config: Any, source: str) -> tuple[str, dict[str, Any]]:
     """The TF.js optimizer class name and its complete config (Keras's defaults filled in)."""
-    from ..optimizers import OPTIMIZER_CLASSES
 
     if not isinstance(opt_config, dict):
         raise ModelFormatError(f"{source}: trainingConfig has no optimizer_config object")
@@ -154,7 +155,6 @@ def optimizer_config(opt_config: Any, source: str) -> tuple[str, dict[str, Any]]
 def _dispose_everything(optimizer: Any) -> None:
     """Frees what an optimizer the loader made holds, including what its ``dispose`` keeps
     (TF.js's Momentum keeps its ``-learning_rate`` scalar)."""
-    from ..tensor import Tensor
 
     optimizer.dispose()
     for value in vars(optimizer).values():
@@ -164,7 +164,6 @@ def _dispose_everything(optimizer: Any) -> None:
 
 def load_training_config(model: Any, training_config: dict[str, Any], source: str) -> None:
     """Compiles ``model`` as ``trainingConfig`` says (see the module's docstring)."""
-    from ..optimizers import OPTIMIZER_CLASSES
 
     for key, what in (
         ("weighted_metrics", "weight_metrics"),

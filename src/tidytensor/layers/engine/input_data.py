@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..tensor import Tensor
-from . import backend as K
-from .errors import LayersValueError
-from .utils import js_json
+import numpy as np
+
+from ... import ops
+from ...engine import ENGINE
+from ...js_strings import js_json
+from ...tensor import Tensor
+from .. import backend as K
+from ..errors import LayersValueError
 
 __all__ = [
     "check_batch_size",
@@ -45,8 +48,6 @@ def ensure_tensors(x: Any) -> tuple[Any, list[Tensor]]:
     """``x`` with NumPy arrays and nested lists of numbers converted to tensors, and the list
     of tensors it made (for the caller to dispose). ``x`` may be a tensor, an array, a dict
     of them, or a list of them (one per model input)."""
-    import numpy as np
-
     made: list[Tensor] = []
 
     def one(v: Any) -> Any:
@@ -168,7 +169,6 @@ def slice_arrays(arrays: Any, start: int, stop: int) -> Any:
 
 def slice_arrays_by_indices(arrays: Any, indices: Tensor) -> Any:
     """The samples at ``indices`` of a tensor or of each tensor of a list."""
-    from ..engine import ENGINE
 
     def body() -> Any:
         if arrays is None:

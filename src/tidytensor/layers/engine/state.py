@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .errors import LayersValueError
+from ..errors import LayersValueError
 
 __all__ = [
     "get_next_unique_tensor_id",

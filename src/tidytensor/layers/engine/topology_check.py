@@ -19,8 +19,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import TidyTensorError
-from .errors import ModelFormatError
+from ...errors import TidyTensorError
+from ...io.errors import ModelFormatError
+from ..activations import get_activation
+from ..constraints import get_constraint
+from ..initializers import get_initializer
+from ..regularizers import get_regularizer
+from ..utils import convert_pythonic_to_ts, to_snake_case
+from .serialization import SerializationMap
 
 __all__ = ["MAX_DEPTH", "check_topology_structure", "layer_class_names", "shown"]
 
@@ -198,10 +204,6 @@ def _article(word: str) -> str:
 
 
 def _getters() -> dict[str, Any]:
-    from ..layers.activations import get_activation
-    from ..layers.constraints import get_constraint
-    from ..layers.initializers import get_initializer
-    from ..layers.regularizers import get_regularizer
 
     return {
         "activation": get_activation,
@@ -216,8 +218,6 @@ def check_identifiers(
 ) -> None:
     """The activations, initializers, regularizers and constraints the layers name exist
     (checked with the names as the file spells them). Call after :func:`layer_class_names`."""
-    from ..layers.serialization import SerializationMap
-    from ..layers.utils import convert_pythonic_to_ts, to_snake_case
 
     getters = _getters()
     custom = set(custom_objects or {})

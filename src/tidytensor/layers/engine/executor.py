@@ -17,14 +17,15 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from .. import ops
-from ..scopes import dispose
-from ..tensor import Tensor
+from ... import ops
+from ...runtime import memory
+from ...scopes import dispose
+from ...tensor import Tensor
+from ..errors import LayersValueError
+from ..utils import to_list
 from . import state
-from .base import SymbolicTensor
-from .errors import LayersValueError
 from .input_layer import InputLayer
-from .utils import to_list
+from .topology import SymbolicTensor
 
 __all__ = ["FeedDict", "execute"]
 
@@ -155,8 +156,6 @@ def execute(
     Returns:
         A tensor, or a list when ``fetches`` is a list.
     """
-    from ..runtime import memory
-
     training = bool(kwargs.get("training")) if kwargs else False
     array_fetches = isinstance(fetches, (list, tuple))
     fetch_list: list[SymbolicTensor] = list(fetches) if array_fetches else [fetches]

@@ -11,7 +11,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from .... import ops
+from ...errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
 from .base import Callback, _number
 
 __all__ = ["CSVLogger", "EarlyStopping", "ModelCheckpoint", "ReduceLROnPlateau", "early_stopping"]
@@ -124,8 +125,6 @@ class EarlyStopping(Callback):
 
 
 def _set_weights_from_arrays(model: Any, arrays: list[Any]) -> None:
-    from ... import ops
-
     tensors = [ops.tensor(a) for a in arrays]
     try:
         model.set_weights(tensors)

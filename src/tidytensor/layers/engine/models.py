@@ -9,9 +9,9 @@
 >>> m.count_params()
 8
 
-Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``fit_dataset``,
-``evaluate_dataset``) lives in ``layers/training.py``; the methods here forward to it. The
-attributes it uses are created (empty) in :class:`LayersModel`'s constructor: ``optimizer_``,
+Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``test_on_batch``,
+``fit_dataset``, ``evaluate_dataset``) comes from :class:`~..training.trainer.Trainer`, which
+``LayersModel`` mixes in (Keras 3's ``Model(Trainer, Layer)``). The attributes it uses are created (empty) in :class:`LayersModel`'s constructor: ``optimizer_``,
 ``is_optimizer_owned``, ``loss``, ``loss_functions``, ``feed_output_names``,
 ``feed_output_shapes``, ``feed_loss_fns``, ``collected_trainable_weights``, ``metrics``,
 ``metrics_names``, ``metrics_tensors``, ``history``, ``is_training``.
@@ -20,16 +20,21 @@ attributes it uses are created (empty) in :class:`LayersModel`'s constructor: ``
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .. import ops
-from ..engine import ENGINE
-from ..runtime import memory
-from ..tensor import Tensor
-from .base import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
+from ... import ops
+from ...engine import ENGINE
+from ...js_strings import js_json
+from ...runtime import memory
+from ...tensor import Tensor
+from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..training.trainer import Trainer
+from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, singleton_or_array
 from .container import Container
-from .data import (
+from .executor import FeedDict, execute
+from .input_data import (
     check_batch_size,
     check_input_data,
     dispose_new_tensors,
@@ -38,28 +43,17 @@ from .data import (
     make_batches,
     slice_arrays,
 )
-from .errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from .executor import FeedDict, execute
 from .input_layer import input as _input
+from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
 from .summary import print_summary
-from .utils import convert_ts_to_pythonic, get_exactly_one_shape, js_json, singleton_or_array
+from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
 
-#: The tfjs-layers version whose model format this package writes.
-LAYERS_VERSION = "4.22.0"
-
-
-def _training() -> Any:
-    from . import training
-
-    return training
-
-
 @register_class
-class LayersModel(Container):
+class LayersModel(Trainer, Container):
     """A functional model: a graph of layers from ``inputs`` to ``outputs``
     (``tf.model(inputs=..., outputs=...)``).
 
@@ -110,8 +104,6 @@ class LayersModel(Container):
         if self.collected_trainable_weights is None:
             return
         if len(self.trainable_weights) != len(self.collected_trainable_weights):
-            import warnings
-
             warnings.warn(
                 "Discrepancy between trainableweights and collected trainable weights. Did you "
                 "set `model.trainable` without calling `model.compile()` afterwards?",
@@ -193,14 +185,14 @@ class LayersModel(Container):
             )
         return [x[name] for name in self.input_names]
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = None) -> Any:
+    def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         """Runs the model on ``x`` in batches and returns the output(s): exactly one new
         tensor per output (every temporary is freed).
 
         Args:
             x: a tensor (NumPy arrays and nested lists are accepted), or a list of them, one
                 per input, or a dict of them by input name.
-            batch_size: samples per batch (default 32).
+            batch_size: samples per batch.
             verbose: ignored (as in TF.js).
 
         Raises:
@@ -222,7 +214,9 @@ class LayersModel(Container):
                 t.dispose()
 
     def predict_on_batch(self, x: Any) -> Any:
-        """Runs the model on one batch ``x`` (every input's batch size must match)."""
+        """Runs the model on one batch ``x`` (TF.js's ``predictOnBatch``): one new tensor per
+        output. ``x`` takes the forms of :meth:`predict`; every input's batch size must match.
+        """
         self._assert_not_disposed()
         x, made = ensure_tensors(self._inputs_by_name(x))
         try:
@@ -245,36 +239,9 @@ class LayersModel(Container):
         """Saves topology and weights in TF.js's format (``tidytensor.io.save_model``):
         a directory or ``file://``, ``http(s)://``, ``localstorage://``/``indexeddb://``
         (a local model store) or an IO handler; returns TF.js's SaveResult."""
-        from ..io import save_model
-
         return save_model(
             self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
         )
-
-    # ---------------------------------------------------------------- training
-    def compile(
-        self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any
-    ) -> None:
-        """Configures training (``layers/training.py``)."""
-        _training().compile(self, optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
-
-    def fit(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        """Trains the model (``layers/training.py``); returns a History."""
-        return _training().fit(self, x, y, **kwargs)
-
-    def evaluate(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        """Loss and metrics on ``x``, ``y`` (``layers/training.py``)."""
-        return _training().evaluate(self, x, y, **kwargs)
-
-    def evaluate_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        return _training().evaluate_dataset(self, dataset, **kwargs)
-
-    def fit_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        return _training().fit_dataset(self, dataset, **kwargs)
-
-    def train_on_batch(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        """One optimizer step on one batch; returns the loss (and metrics) as numbers."""
-        return _training().train_on_batch(self, x, y, **kwargs)
 
     @property
     def stop_training(self) -> bool:
@@ -529,7 +496,7 @@ class Sequential(LayersModel):
             self.build()
         self.model.set_weights(weights)
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = None) -> Any:
+    def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         if self.model is None or not self.built:
             self.build()
         self._assert_not_disposed()
@@ -546,9 +513,10 @@ class Sequential(LayersModel):
             self.build()
         return self.model.execute(inputs, outputs)
 
-    def compile(
+    def compile(  # noqa: A003 - TF.js's name
         self, optimizer: Any = None, loss: Any = None, metrics: Any = None, **kwargs: Any
     ) -> None:
+        # Builds the wrapped functional model and compiles it; the docstring is Trainer's.
         old = self.model
         self.build()
         try:
@@ -582,26 +550,9 @@ class Sequential(LayersModel):
         if not self.built:
             raise LayersRuntimeError("The model needs to be compiled before being used.")
 
-    def evaluate(self, x: Any, y: Any, **kwargs: Any) -> Any:
+    def _trained_model(self) -> LayersModel:
         self._require_built()
-        return self.model.evaluate(x, y, **kwargs)
-
-    def evaluate_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        self._require_built()
-        return self.model.evaluate_dataset(dataset, **kwargs)
-
-    def fit(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        self._require_built()
-        return self.model.fit(x, y, **kwargs)
-
-    def fit_dataset(self, dataset: Any, **kwargs: Any) -> Any:
-        self._require_built()
-        return self.model.fit_dataset(dataset, **kwargs)
-
-    def train_on_batch(self, x: Any, y: Any, **kwargs: Any) -> Any:
-        if self.model is None:
-            self._require_built()
-        return self.model.train_on_batch(x, y, **kwargs)
+        return self.model
 
     @property
     def stop_training(self) -> bool:

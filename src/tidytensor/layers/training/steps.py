@@ -7,17 +7,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import ops
-from ..scopes import dispose, keep, tidy
-from ..tensor import Tensor
-from . import backend as K
-from .data import make_batches, slice_arrays_by_indices
-from .executor import FeedDict, execute
+from ... import ops
+from ...engine import ENGINE
+from ...scopes import dispose, keep, tidy
+from ...tensor import Tensor
+from .. import backend as K
+from ..engine.executor import FeedDict, execute
+from ..engine.input_data import make_batches, slice_arrays_by_indices
+from ..utils import singleton_or_array
+from .inputs import _dispose_new, _ensure_tensors, standardize_user_data, standardize_user_data_xy
 
 __all__ = [
     "get_deduped_metrics_names",
     "make_test_function",
     "make_train_function",
+    "test_on_batch",
+    "train_on_batch",
 ]
 
 
@@ -125,3 +130,43 @@ def _numbers(tensors: list[Tensor]) -> list[float]:
     values = [float(t.data_sync()[0]) for t in tensors]
     dispose(tensors)
     return values
+
+
+def train_on_batch(
+    model: Any, x: Any, y: Any, sample_weight: Any = None, class_weight: Any = None
+) -> Any:
+    """One optimizer step on one batch (``model.train_on_batch``). Returns the loss, or
+    ``[loss, *metrics]``, as Python numbers (computed before the step); adds no tensor."""
+    with ENGINE.pin_site():  # every tensor of the step is created on the caller's line
+        x, made_x = _ensure_tensors(x)
+        y, made_y = _ensure_tensors(y)
+        try:
+            xs, ys, weights = standardize_user_data(model, x, y, sample_weight, class_weight)
+            try:
+                train_function = make_train_function(model)
+                outs = train_function(xs + ys + (weights or []))
+                return singleton_or_array(_numbers(outs))
+            finally:
+                if weights is not None:
+                    dispose([w for w in weights if w is not None])
+                _dispose_new(xs, x)
+                _dispose_new(ys, y)
+        finally:
+            dispose(made_x + made_y)
+
+
+def test_on_batch(model: Any, x: Any, y: Any) -> Any:
+    """The loss, or ``[loss, *metrics]``, of ``model`` on one batch as Python numbers
+    (``model.test_on_batch``); changes no weight and adds no tensor."""
+    with ENGINE.pin_site():
+        x, made_x = _ensure_tensors(x)
+        y, made_y = _ensure_tensors(y)
+        try:
+            xs, ys = standardize_user_data_xy(model, x, y)
+            try:
+                return singleton_or_array(_numbers(make_test_function(model)(xs + ys)))
+            finally:
+                _dispose_new(xs, x)
+                _dispose_new(ys, y)
+        finally:
+            dispose(made_x + made_y)

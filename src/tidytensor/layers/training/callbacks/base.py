@@ -11,8 +11,9 @@ import os
 import threading
 from typing import Any
 
-from ...tensor import Tensor
-from ..errors import LayersRuntimeError, LayersValueError
+from ....tensor import Tensor
+from ...engine.container import Container
+from ...errors import LayersRuntimeError, LayersValueError
 
 __all__ = ["BaseCallback", "BaseLogger", "Callback", "CallbackList", "History"]
 
@@ -114,10 +115,13 @@ class Callback(BaseCallback):
         self.model: Any = None
 
     def set_model(self, model: Any) -> None:
-        from ..models import LayersModel
-
-        if not isinstance(model, LayersModel):
-            raise LayersRuntimeError("model must be a LayersModel, not some other Container")
+        # Every Container is a LayersModel (TF.js checks for LayersModel); importing the
+        # models module here would close a circle (models -> trainer -> loops -> callbacks).
+        if not isinstance(model, Container):
+            raise LayersRuntimeError(
+                f"model must be a LayersModel (tf.model or tf.sequential), not a "
+                f"{type(model).__name__}"
+            )
         self.model = model
 
 

@@ -8,14 +8,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..optimizers import Optimizer
-from ..optimizers import train as _train
-from . import backend as K
-from . import losses as losses_mod
-from . import metrics as metrics_mod
-from .errors import LayersValueError
-from .training_args import _check_kwargs
-from .utils import js_array_str
+from ...js_strings import js_array_str
+from ...optimizers import Optimizer
+from ...optimizers import constructors as _constructors
+from .. import backend as K
+from .. import losses as losses_mod
+from .. import metrics as metrics_mod
+from ..errors import LayersValueError
+from .args import _check_kwargs
 
 __all__ = [
     "collect_metrics",
@@ -26,12 +26,12 @@ __all__ = [
 
 def _optimizer_factories() -> dict[str, Callable[[], Optimizer]]:
     table: dict[str, Callable[[], Optimizer]] = {
-        "Adagrad": lambda: _train.adagrad(0.01),
-        "Adadelta": lambda: _train.adadelta(1, 0.95, K.epsilon()),
-        "Adam": lambda: _train.adam(0.001, 0.9, 0.999, K.epsilon()),
-        "Adamax": lambda: _train.adamax(0.002, 0.9, 0.999, K.epsilon(), 0),
-        "RMSProp": lambda: _train.rmsprop(0.001, 0.9, 0, K.epsilon()),
-        "SGD": lambda: _train.sgd(0.01),
+        "Adagrad": lambda: _constructors.adagrad(0.01),
+        "Adadelta": lambda: _constructors.adadelta(1, 0.95, K.epsilon()),
+        "Adam": lambda: _constructors.adam(0.001, 0.9, 0.999, K.epsilon()),
+        "Adamax": lambda: _constructors.adamax(0.002, 0.9, 0.999, K.epsilon(), 0),
+        "RMSProp": lambda: _constructors.rmsprop(0.001, 0.9, 0, K.epsilon()),
+        "SGD": lambda: _constructors.sgd(0.01),
     }
     for name in list(table):
         table[name.lower()] = table[name]
@@ -171,20 +171,7 @@ def compile(  # noqa: A001 - TF.js's name
 ) -> None:
     """Configures ``model`` for training (``model.compile``).
 
-    Args:
-        optimizer: an optimizer (``tf.train.adam(0.01)``; the caller keeps ownership) or a
-            name (``'adam'``, ``'sgd'``...; the model owns it and disposes it with itself).
-        loss: a loss name (TF.js's ``'categoricalCrossentropy'`` or Keras's
-            ``'categorical_crossentropy'``), a function ``(y_true, y_pred) -> Tensor``, a list
-            with one per output, or a dict keyed by output name.
-        metrics: a name, a function, a list of them, or a dict keyed by output name.
-            ``'accuracy'``/``'acc'`` and ``'crossentropy'``/``'ce'`` become the binary,
-            sparse or categorical variant from the output's shape and loss; logged as ``acc``
-            / ``ce``.
-
-    Raises:
-        LayersValueError: an unknown optimizer, loss or metric, or a loss list/dict that
-            does not fit the outputs. The model is left as it was.
+    Arguments and errors: :meth:`.trainer.Trainer.compile` (the method that calls this).
     """
     _check_kwargs("compile", kwargs, ["optimizer", "loss", "metrics"])
     if loss is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import LayersValueError
+from ...errors import LayersValueError
 from .base import BaseCallback, BaseLogger, CallbackList, History
 from .hooks import CustomCallback
 

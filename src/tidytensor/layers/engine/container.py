@@ -11,17 +11,20 @@ creation, +1 per symbolic call) and, at 0, disposes every layer and every nested
 
 from __future__ import annotations
 
+import json
+import warnings
 from typing import Any
 
-from ..engine import ENGINE
-from ..tensor import Tensor
-from .base import DisposeResult, Layer, Node, SymbolicTensor, release_output_names
-from .errors import LayersRuntimeError, LayersValueError
+from ...engine import ENGINE
+from ...js_strings import js_json
+from ...tensor import Tensor
+from ..errors import LayersRuntimeError, LayersValueError
+from ..utils import normalize_shape_list, singleton_or_array, to_camel_case, to_list
 from .executor import FeedDict, execute
 from .input_layer import InputLayer
 from .serialization import deserialize
 from .state import get_uid
-from .utils import js_json, normalize_shape_list, singleton_or_array, to_list
+from .topology import DisposeResult, Layer, Node, SymbolicTensor, release_output_names
 from .variables import LayerVariable, batch_set_value
 
 __all__ = ["Container"]
@@ -61,8 +64,6 @@ class Container(Layer):
                 f"appear once. Found: {','.join(str(x.name) for x in self.inputs)}"
             )
         if len({id(x) for x in self.outputs}) != len(self.outputs):
-            import warnings
-
             warnings.warn(
                 "The list of outputs passed to the model is redundant. All outputs should only "
                 f"appear once. Found: {','.join(str(x.name) for x in self.outputs)}",
@@ -494,8 +495,6 @@ class Container(Layer):
     def get_config(self) -> dict[str, Any]:
         """``{name, layers: [{name, class_name, config, inbound_nodes}], input_layers,
         output_layers}``, as in ``model.json``."""
-        import json
-
         config: dict[str, Any] = {"name": self.name}
         conversion = self._build_node_conversion_map()
         layer_configs = []
@@ -511,8 +510,6 @@ class Container(Layer):
                         json.dumps(node.call_args)
                         kwargs = node.call_args
                     except (TypeError, ValueError):
-                        import warnings
-
                         warnings.warn(
                             f"Layer {layer.name} was passed non-serializable keyword "
                             f"arguments: {node.call_args}. They will not be included in the "
@@ -683,8 +680,6 @@ def _get(config: dict[str, Any], snake_key: str) -> Any:
     """``config[snake_key]``, or its camelCase spelling (TF.js's in-memory configs)."""
     if snake_key in config:
         return config[snake_key]
-    from .utils import to_camel_case
-
     return config[to_camel_case(snake_key)]
 
 

@@ -10,11 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TidyTensorError
-from ..layers.utils import js_json
-from .artifacts import ModelArtifacts, weight_data_length
-from .loading import model_from_artifacts
-from .router import get_load_handler
+from .errors import TidyTensorError
+from .io.artifacts import ModelArtifacts, weight_data_length
+from .io.router import get_load_handler
+from .js_strings import js_json
+from .layers.engine.saving import model_from_artifacts
+from .ops import tensor
+from .scopes import dispose, tidy
 
 __all__ = ["load_for_cli", "run"]
 
@@ -147,9 +149,6 @@ def _json_outputs(outputs: list[np.ndarray]) -> Any:
 
 
 def _predict(args: Any) -> int:
-    from ..ops import tensor
-    from ..scopes import dispose, tidy
-
     model, _ = load_for_cli(args.model, strict=not args.no_strict)
     try:
         arrays = _read_inputs(args.input, list(model.input_names))

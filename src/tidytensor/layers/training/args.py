@@ -1,5 +1,5 @@
 """Argument checks shared by ``compile``, ``fit``, ``evaluate`` and the dataset loops
-(``training_dataset``): unknown keyword arguments (with a did-you-mean), ``verbose`` and
+(``dataset_loops``): unknown keyword arguments (with a did-you-mean), ``verbose`` and
 ``epochs``."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from .errors import LayersValueError
+from ..errors import LayersValueError
 
 
 def _check_kwargs(fn_name: str, kwargs: dict[str, Any], known: list[str]) -> None:

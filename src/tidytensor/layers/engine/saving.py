@@ -17,13 +17,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import config as _config
-from ..engine import ENGINE
-from ..errors import ResourceExhaustedError, TidyTensorError
-from ..layers.serialization import SerializationMap, deserialize
-from ..layers.state import record_names, stop_recording_names
-from ..layers.utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
-from .artifacts import (
+from ... import config as _config
+from ...engine import ENGINE
+from ...errors import ResourceExhaustedError, TidyTensorError
+from ...io import register_model_functions
+from ...io.artifacts import (
     LAYERS_MODEL_FORMAT,
     ModelArtifacts,
     SaveResult,
@@ -32,14 +30,26 @@ from .artifacts import (
     check_weight_spec,
     get_weight_specs,
 )
-from .errors import IOHandlerError, ModelFormatError, ModelTooLargeError
-from .file_system import DeferredWeightData
-from .router import get_load_handler, get_save_handler
+from ...io.errors import IOHandlerError, ModelFormatError, ModelTooLargeError
+from ...io.file_system import DeferredWeightData
+from ...io.router import get_load_handler, get_save_handler
+from ...io.weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
+from ..utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
+from .serialization import SerializationMap, deserialize
+from .state import record_names, stop_recording_names
 from .topology_check import check_identifiers, layer_class_names
 from .training_config import load_training_config
-from .weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
 
-__all__ = ["get_training_config", "load_layers_model", "model_from_artifacts", "save_model"]
+__all__ = [
+    "LAYERS_VERSION",
+    "get_training_config",
+    "load_layers_model",
+    "model_from_artifacts",
+    "save_model",
+]
+
+#: The tfjs-layers version whose model format this package writes.
+LAYERS_VERSION = "4.22.0"
 
 #: Extra bytes a model may allocate while it is built, beyond its manifest's weights.
 BUILD_SLACK_BYTES = 16 * 1024 * 1024
@@ -334,8 +344,6 @@ def check_layer_classes(
 ) -> None:
     """The topology's structure (see :mod:`.topology_check`) and every layer class it names
     is registered (checked before building)."""
-    import tidytensor.layers  # noqa: F401 - registers the built-in layer classes
-
     known = _layer_table(custom_objects)
     for class_name in layer_class_names(topology, source, field):
         if class_name not in known:
@@ -493,8 +501,6 @@ def save_model(
     Returns:
         A :class:`SaveResult` with the sizes saved (and the paths written, for directories).
     """
-    from ..layers.models import LAYERS_VERSION
-
     handler = get_save_handler(handler_or_url, shard_size_bytes=shard_size_bytes)
     if not hasattr(handler, "save"):
         raise ModelFormatError(
@@ -526,3 +532,12 @@ def save_model(
     artifacts.weight_data = data
     artifacts.weight_specs = specs
     return handler.save(artifacts)
+
+
+# ``tf.io.load_layers_model``, ``tf.io.save_model`` and ``tf.io.model_from_artifacts``: tf.io
+# never imports the Layers API, so the Layers API hands it these.
+register_model_functions(
+    load_layers_model=load_layers_model,
+    model_from_artifacts=model_from_artifacts,
+    save_model=save_model,
+)

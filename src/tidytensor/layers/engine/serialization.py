@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .errors import LayersValueError
-from .utils import js_json, to_snake_case
+from ...js_strings import js_json
+from ..errors import LayersValueError
+from ..utils import to_snake_case
 
 __all__ = [
     "Serializable",

@@ -25,6 +25,7 @@ per symbolic call; :meth:`Layer.dispose` decrements it and frees the weights at 
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import itertools
 import math
@@ -36,17 +37,25 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import ops
-from ..engine import ENGINE
-from ..errors import ArgumentTypeError
-from ..tensor import Tensor
-from .errors import (
+from ... import ops
+from ...engine import ENGINE
+from ...errors import ArgumentTypeError
+from ...js_strings import js_array_str, js_json
+from ...tensor import Tensor
+from ..errors import (
     LayersAttributeError,
     LayersNotImplementedError,
     LayersRuntimeError,
     LayersValueError,
 )
-from .initializers import Initializer, get_initializer
+from ..initializers import Initializer, get_initializer
+from ..utils import (
+    count_params_in_weights,
+    normalize_shape_list,
+    singleton_or_array,
+    to_list,
+    to_snake_case,
+)
 from .serialization import Serializable, normalize_config_keys
 from .state import (
     get_next_unique_tensor_id,
@@ -55,15 +64,6 @@ from .state import (
     get_unique_tensor_name,
     name_scope,
     release_tensor_name,
-)
-from .utils import (
-    count_params_in_weights,
-    js_array_str,
-    js_json,
-    normalize_shape_list,
-    singleton_or_array,
-    to_list,
-    to_snake_case,
 )
 from .variables import LayerVariable, batch_get_value, batch_set_value
 
@@ -1069,8 +1069,6 @@ def _accepted_arguments(cls: type) -> set[str] | None:
 
 
 def _did_you_mean(unknown: dict[str, Any], cls: type) -> str:
-    import difflib
-
     accepted = _accepted_arguments(cls) or set()
     hints = []
     for key in sorted(unknown):

@@ -10,7 +10,7 @@
 - ``verbose=0``: nothing.
 
 ``fit`` adds a :class:`ProgbarLogger` for ``verbose >= 1`` through
-:func:`~tidytensor.layers.callbacks.register_callback_constructor`.
+:func:`~tidytensor.layers.training.callbacks.register_callback_constructor`.
 
 >>> import io
 >>> out = io.StringIO()

@@ -11,7 +11,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .utils import count_params_in_weights, js_json
+from ...js_strings import js_json
+from ..utils import count_params_in_weights
 
 __all__ = ["print_summary"]
 

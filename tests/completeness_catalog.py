@@ -184,6 +184,12 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "signal_helpers": ("signal",),
 }
 
+#: tidytensor's own kernel families: fused ``Tidy*`` kernels with no TF.js op. Each has its
+#: kernel names in ``kernel_names_<family>.py``, internal ops (not exported as ``tf.*``) in
+#: ``ops/<family>.py``, kernels in ``backends/xp_kernels/<family>.py`` and, where its kernels
+#: have gradients, ``gradients/<family>.py``.
+INTERNAL_FAMILIES = ("layers_dense", "layers_losses", "recurrent", "optimizers")
+
 #: Modules of ``tidytensor.ops`` that are a namespace (their ``__all__`` is ``tf.<ns>.*``).
 MODULE_NAMESPACE = {
     "image": "image",

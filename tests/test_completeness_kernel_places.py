@@ -211,16 +211,20 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 def test_ops_and_gradients_take_geometry_from_below_the_kernels():
-    """Shape geometry (conv windows, padding, axes, broadcasting) lives in ``geometry/``,
-    which ops, gradients and kernels all import; ops and gradients import no convolution or
-    pooling kernel module for it."""
+    """Shape geometry (conv windows, padding, axes, slices, broadcasting) lives in
+    ``geometry/``, which ops, gradients and kernels all import; ops and gradients import no
+    convolution, pooling or slicing kernel module for it."""
     offenders = sorted(
         f"{path.relative_to(SRC)} imports {module}"
         for folder in ("ops", "gradients")
         for path in (SRC / folder).glob("*.py")
         for module in _imported_modules(path)
         if module.startswith(
-            ("backends.xp_kernels.convolution", "backends.xp_kernels.pooling")
+            (
+                "backends.xp_kernels.convolution",
+                "backends.xp_kernels.pooling",
+                "backends.xp_kernels.slicing_joining",
+            )
         )
     )
     assert not offenders, f"geometry taken from the kernels: {offenders}"
@@ -228,7 +232,7 @@ def test_ops_and_gradients_take_geometry_from_below_the_kernels():
 
 def test_geometry_sits_below_ops_backends_and_gradients():
     geometry = sorted((SRC / "geometry").glob("*.py"))
-    assert {p.stem for p in geometry} >= {"axes", "broadcast", "conv"}
+    assert {p.stem for p in geometry} >= {"axes", "broadcast", "conv", "slicing"}
     offenders = sorted(
         f"{path.relative_to(SRC)} imports {module}"
         for path in geometry

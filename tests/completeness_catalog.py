@@ -19,6 +19,12 @@ The checks, one file each:
 - ``test_completeness_gradient_tests.py``:
   (f) every registered gradient, and every differentiable op, is exercised by a
   ``tf.testing.check_grads`` call or a golden ``grad`` case somewhere in ``tests/``.
+- ``test_completeness_kernel_places.py``:
+  (g) every registered kernel, tidytensor's fused ``Tidy*`` ones included, is found in the
+  same four places by its family name: op (``ops/<family>.py``), kernel name
+  (``kernel_names.py`` or ``kernel_names_<family>.py``), kernel
+  (``backends/xp_kernels/<family>.py``), gradient (``gradients/<family>.py``); and the shape
+  geometry ops and kernels share lives below both (``geometry/``).
 
 The op, kernel and method lists are copied from the catalog (tfjs-catalog.md §2.3-2.5), so they
 do not depend on what the implementation happens to define.
@@ -183,6 +189,12 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "signal": ("signal",),
     "signal_helpers": ("signal_util",),
 }
+
+#: tidytensor's own kernel families: fused ``Tidy*`` kernels with no TF.js op. Each has its
+#: kernel names in ``kernel_names_<family>.py``, internal ops (not exported as ``tf.*``) in
+#: ``ops/<family>.py``, kernels in ``backends/xp_kernels/<family>.py`` and, where its kernels
+#: have gradients, ``gradients/<family>.py``.
+INTERNAL_FAMILIES = ("layers_dense", "layers_losses", "recurrent", "optimizers")
 
 #: Modules of ``tidytensor.ops`` that are a namespace (their ``__all__`` is ``tf.<ns>.*``).
 MODULE_NAMESPACE = {

@@ -40,6 +40,7 @@ from tidytensor.layers import (
 from tidytensor.layers.engine import state
 from tidytensor.layers.engine.input_layer import input as tf_input
 from tidytensor.layers.errors import LayersAttributeError, LayersValueError
+from tidytensor.ops.recurrent import SEQUENCE_OPS
 
 R = recurrent
 ROOT = Path(__file__).resolve().parents[2]
@@ -372,7 +373,7 @@ def test_fused_kernel_gradient_check(name: str) -> None:
         args.append(tf.tensor([[1.5, 0], [1.5, 1.5]]))
     if attrs["has_mask"]:
         args.append(tf.tensor([[1, 0, 1], [1, 1, 0]]))
-    op = recurrent._SEQUENCE_OPS[kernel]
+    op = SEQUENCE_OPS[kernel]
 
     def f(*inputs: Any) -> Any:
         outs = op(tuple(inputs), dict(attrs))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backends.xp_kernels.convolution import js_format, tuple_values_are_one
-from ..broadcast_util import get_reduction_axes
 from ..errors import GradientError
+from ..geometry.broadcast import get_reduction_axes
+from ..geometry.conv import js_format, tuple_values_are_one
 from ..tensor import Tensor
 
 

@@ -10,7 +10,7 @@ run are TF.js's.
 from __future__ import annotations
 
 from .. import kernel_names as k
-from ..broadcast_util import assert_and_get_broadcast_shape, get_reduction_axes
+from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 
 _OPS = None

@@ -11,7 +11,7 @@ import math
 
 from .. import kernel_names as k
 from ..backends.xp_kernels.basic_math import SELU_SCALE, SELU_SCALEALPHA
-from ..broadcast_util import assert_and_get_broadcast_shape, get_reduction_axes
+from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 from .arithmetic import sum_to_shape
 

@@ -7,9 +7,9 @@ The fused ops (tf.fused.*) carry their own gradients through ``custom_grad`` (op
 from __future__ import annotations
 
 from .. import kernel_names as k
-from ..backends.xp_kernels.convolution import either_strides_or_dilations_are_one
-from ..backends.xp_kernels.convolution import js_format as js_str
 from ..errors import InvalidArgumentError, ShapeError
+from ..geometry.conv import either_strides_or_dilations_are_one
+from ..geometry.conv import js_format as js_str
 from ..kernel_registry import GradConfig, register_gradient
 from ._util import check_gradient_dilations
 

@@ -4,7 +4,7 @@ Softmax_grad.ts). ``log_softmax`` has a custom gradient in its op."""
 from __future__ import annotations
 
 from .. import kernel_names as k
-from ..broadcast_util import get_reduction_axes
+from ..geometry.broadcast import get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 
 _OPS = None

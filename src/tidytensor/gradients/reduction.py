@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from .. import kernel_names as k
-from ..axis_util import keep_dims_shape, reduced_axes
+from ..geometry.axes import keep_dims_shape, reduced_axes
 from ..kernel_registry import GradConfig, register_gradient
 
 

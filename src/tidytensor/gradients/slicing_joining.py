@@ -12,8 +12,9 @@ from __future__ import annotations
 import itertools
 
 from .. import kernel_names as k
-from ..backends.xp_kernels.slicing_joining import parse_axis, parse_slice_params
 from ..errors import GradientError
+from ..geometry.axes import parse_axis
+from ..geometry.slicing import parse_slice_params
 from ..kernel_registry import GradConfig, register_gradient
 from .reduction import get_undo_axes_permutation
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .. import kernel_names_dense as kd
 from .. import ops
 from ..engine import ENGINE
 from ..js_strings import js_array_str
-from ..ops import fused
+from ..ops import fused, layers_dense
 from ..tensor import Tensor
 from .errors import LayersNotImplementedError, LayersValueError
 from .utils import array_prod, to_camel_case
@@ -230,7 +229,7 @@ def dot(a: Tensor, b: Tensor, activation: str | None = None, bias: Tensor | None
 
 def fused_dense(x: Tensor, kernel: Tensor, bias: Tensor | None, activation: str) -> Tensor | None:
     """``activation(x @ kernel + bias)`` for a rank-2 ``x`` as one kernel (``TidyDense``, see
-    ``kernel_names_dense.py``), or None where TF.js's ops must run instead (``dot``, then
+    ``ops/layers_dense.py``), or None where TF.js's ops must run instead (``dot``, then
     ``bias_add`` and the activation): an activation other than 'linear' or 'relu', other
     dtypes or ranks, or someone watching kernels one by one (``Engine.may_fuse``)."""
     if (
@@ -244,13 +243,7 @@ def fused_dense(x: Tensor, kernel: Tensor, bias: Tensor | None, activation: str)
         or not ENGINE.may_fuse(1)
     ):
         return None
-    if bias is None:
-        return ENGINE.run_kernel(
-            kd.DENSE, (x, kernel), {"activation": activation, "has_bias": False}
-        )
-    return ENGINE.run_kernel(
-        kd.DENSE, (x, kernel, bias), {"activation": activation, "has_bias": True}
-    )
+    return layers_dense.dense(x, kernel, bias, activation)
 
 
 def bias_add(x: Tensor, bias: Tensor, data_format: str | None = None) -> Tensor:

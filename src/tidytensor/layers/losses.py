@@ -24,10 +24,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .. import kernel_names_losses as kl
 from .. import ops
 from ..js_strings import js_json
-from ..ops._op import run_kernel
+from ..ops import layers_losses as fused_losses
 from ..ops.losses import fusable_pair
 from ..scopes import tidy
 from ..tensor import Tensor
@@ -167,7 +166,7 @@ def categorical_crossentropy(target: Tensor, output: Tensor, from_logits: bool =
     softmax when ``from_logits``), clipped to ``[eps, 1 - eps]``."""
 
     if not from_logits and fusable_pair(target, output):
-        return run_kernel(kl.CATEGORICAL_CROSSENTROPY, (target, output), {"epsilon": K.epsilon()})
+        return fused_losses.categorical_crossentropy(target, output, K.epsilon())
 
     def body() -> Tensor:
         out = output
@@ -216,7 +215,7 @@ def sigmoid_cross_entropy_with_logits(labels: Tensor, logits: Tensor) -> Tensor:
 def binary_crossentropy(y_true: Tensor, y_pred: Tensor) -> Tensor:
     """``mean`` over the last axis of the sigmoid crossentropy of the clipped probabilities."""
     if fusable_pair(y_true, y_pred):
-        return run_kernel(kl.BINARY_CROSSENTROPY, (y_true, y_pred), {"epsilon": K.epsilon()})
+        return fused_losses.binary_crossentropy(y_true, y_pred, K.epsilon())
 
     def body() -> Tensor:
         y = ops.clip_by_value(y_pred, K.epsilon(), 1 - K.epsilon())

@@ -37,7 +37,7 @@ from .. import kernel_names_recurrent as kr
 from .. import ops
 from ..engine import ENGINE
 from ..js_strings import js_json
-from ..ops._op import op, run_kernel
+from ..ops.recurrent import SEQUENCE_OPS
 from ..scopes import dispose, keep
 from ..tensor import Tensor
 from . import backend as K
@@ -629,19 +629,6 @@ def _zero_states(cell: Any, inputs: Tensor) -> list[Tensor]:
     return [made[dim] for dim in _state_sizes(cell)]
 
 
-def _sequence_op(name: str):
-    def run(inputs: tuple, attrs: dict[str, Any]) -> list[Tensor]:
-        return run_kernel(name, inputs, attrs)
-
-    run.__name__ = name
-    return op(run, name=name[0].lower() + name[1:])
-
-
-_SEQUENCE_OPS = {
-    name: _sequence_op(name) for name in (kr.LSTM_SEQUENCE, kr.GRU_SEQUENCE, kr.SIMPLE_RNN_SEQUENCE)
-}
-
-
 def _call_fused(
     layer: RNN, kernel: str, inputs: Tensor, mask: Any, training: bool, states: list[Tensor]
 ) -> tuple[Tensor, Tensor | None, list[Tensor]]:
@@ -675,7 +662,7 @@ def _call_fused(
         if m.rank == 3:
             m = ops.reshape(m, list(m.shape[:2]))
         args.append(m)
-    outs = _SEQUENCE_OPS[kernel](tuple(args), attrs)
+    outs = SEQUENCE_OPS[kernel](tuple(args), attrs)
     sequence, new_states = outs[0], list(outs[1:-1])
     return new_states[0], (sequence if layer.return_sequences else None), new_states
 

@@ -3,6 +3,10 @@
 Families TF.js exposes only under a namespace (``tf.image``, ``tf.losses``...) are not
 star-imported: the family module itself is that namespace. Family modules are bound to
 ``_<name>`` aliases because an op may share its family's name (``dropout``, ``signal``).
+
+The op modules of tidytensor's own fused kernels (``layers_dense``, ``layers_losses``,
+``recurrent``, ``optimizers``) are internal: the layers and optimizers import them, and
+nothing here re-exports them.
 """
 
 from __future__ import annotations

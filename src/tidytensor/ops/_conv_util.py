@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.xp_kernels.convolution import (
+from ..errors import InvalidArgumentError, ShapeError
+from ..geometry.conv import (
     either_strides_or_dilations_are_one,
     is_number,
     strides_or_dilations_are_positive,
 )
-from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ._op import MAX_DIM, describe
 from .reduction import js_str

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel_names as k
-from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import BOOL, INT32
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
 from ._op import convert_to_tensor, make_types_match, op, run_kernel
 

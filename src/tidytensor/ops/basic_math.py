@@ -15,9 +15,9 @@ import numbers
 from typing import Any
 
 from .. import kernel_names as k
-from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, FLOAT32, INT32
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError
+from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
 from ._op import convert_to_tensor, make_types_match, op, run_kernel
 

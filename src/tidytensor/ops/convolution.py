@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel_names as k
-from ..backends.xp_kernels.convolution import is_number
 from ..errors import InvalidArgumentError
+from ..geometry.conv import is_number
 from ..tensor import Tensor
 from ._conv_util import (
     RANK_BACKPROP,

@@ -14,10 +14,10 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..autodiff import custom_grad
-from ..backends.xp_kernels.convolution import compute_conv2d_info, js_format
-from ..broadcast_util import assert_and_get_broadcast_shape, get_reduction_axes
 from ..engine import ENGINE
 from ..errors import GradientError, InvalidArgumentError, ShapeError
+from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
+from ..geometry.conv import compute_conv2d_info, js_format
 from ..tensor import Tensor
 from ._conv_util import (
     batched,

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from .. import kernel_names as k
-from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..engine import ENGINE
 from ..errors import DTypeError, ShapeError
+from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
 from ._op import convert_to_tensor, make_types_match, op, run_kernel
 from .reduction import js_str

@@ -288,9 +288,9 @@ def sigmoid_cross_entropy(
 
 
 def fusable_pair(a: Any, b: Any) -> bool:
-    """Whether a loss of ``a`` and ``b`` may run as its fused kernel (``kernel_names_losses.py``):
-    float32 tensors of one shape and rank >= 1, under at most a first-order tape
-    (``Engine.may_fuse``)."""
+    """Whether a loss of ``a`` and ``b`` may run as its fused kernel (``kernel_names_losses.py``
+    and ``kernel_names_layers_losses.py``): float32 tensors of one shape and rank >= 1, under
+    at most a first-order tape (``Engine.may_fuse``)."""
     return (
         isinstance(a, Tensor)
         and isinstance(b, Tensor)

@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from .. import kernel_names as k
-from ..axis_util import keep_dims_shape
 from ..backends.xp_kernels.matrices import decode_einsum_equation, einsum_returns_input
-from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, INT32
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from ..geometry.axes import keep_dims_shape
+from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
 from ._op import (
     bool_arg,

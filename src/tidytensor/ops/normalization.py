@@ -12,8 +12,8 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..autodiff import custom_grad
-from ..axis_util import keep_dims_shape
 from ..errors import InvalidArgumentError, ShapeError
+from ..geometry.axes import keep_dims_shape
 from ..tensor import Tensor
 from ..tensor_util import shape_str
 from ._op import (

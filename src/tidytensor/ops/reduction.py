@@ -11,9 +11,9 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
-from ..axis_util import keep_dims_shape
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..geometry.axes import keep_dims_shape
 from ..tensor import Tensor
 from ._op import (
     MAX_DIM,

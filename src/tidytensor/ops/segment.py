@@ -6,9 +6,9 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
-from ..broadcast_util import assert_and_get_broadcast_shape
 from ..dtypes import COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
+from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
 from ._op import MAX_DIM, convert_to_tensor, op, run_kernel
 from .reduction import _is_int

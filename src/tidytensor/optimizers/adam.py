@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel_names as k
-from .. import kernel_names_optimizers as ko
 from ..engine import ENGINE
 from ..ops.arithmetic import add, div, mul, pow, sub
 from ..ops.basic_math import sqrt, square
 from ..ops.creation import scalar, zeros_like
+from ..ops.optimizers import adam_update
 from ..scopes import dispose, tidy
 from .optimizer import (
     Optimizer,
@@ -158,15 +158,17 @@ class AdamOptimizer(Optimizer):
         """``_update`` as one kernel (``TidyAdamUpdate``): the same arithmetic in the same
         order and precision, so the same bits, without its eleven temporaries (nor the
         scalars ``1 - accBeta`` and the constants: the kernel takes them as attributes)."""
-        new_m, new_v, new_value = ENGINE.run_kernel(
-            ko.ADAM_UPDATE,
-            (value, gradient, m, v, self.acc_beta1, self.acc_beta2),
-            {
-                "beta1": self.beta1,
-                "beta2": self.beta2,
-                "epsilon": self.epsilon,
-                "learning_rate": self.learning_rate,
-            },
+        new_m, new_v, new_value = adam_update(
+            value,
+            gradient,
+            m,
+            v,
+            self.acc_beta1,
+            self.acc_beta2,
+            beta1=self.beta1,
+            beta2=self.beta2,
+            epsilon=self.epsilon,
+            learning_rate=self.learning_rate,
         )
         m.assign(new_m)
         v.assign(new_v)

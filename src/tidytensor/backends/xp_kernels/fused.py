@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError
+from ...geometry.conv import compute_conv2d_info, convert_data_format
 from . import basic_math as bm
 from .convolution import (
-    compute_conv2d_info,
     conv_forward,
-    convert_data_format,
     depthwise_forward,
     depthwise_info,
     from_channels_last,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
-from ...broadcast_util import assert_and_get_broadcast_shape
 from ...errors import InvalidArgumentError, ShapeError
+from ...geometry.broadcast import assert_and_get_broadcast_shape
 from .reduction import sum_, to_int32
 
 # ---------------------------------------------------------------------------- BatchMatMul

@@ -1,5 +1,5 @@
 """Pooling kernels: max and average pooling (2-D and 3-D), their gradients, and
-maxPoolWithArgmax. They share the window geometry of ``convolution.py``: a pool is a
+maxPoolWithArgmax. They share the window helpers of ``convolution.py``: a pool is a
 depthwise window over the (padded) input, reduced over one strided view per filter tap.
 """
 
@@ -9,19 +9,21 @@ import math
 
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError
-from .arithmetic import from_double
-from .convolution import (
+from ...geometry.conv import (
     ConvInfo,
-    Scatter,
-    as_float32,
     compute_pool2d_info,
     compute_pool3d_info,
     either_strides_or_dilations_are_one,
+    js_format,
+)
+from .arithmetic import from_double
+from .convolution import (
+    Scatter,
+    as_float32,
     filter_taps,
     first_tap_index,
     fit_dy,
     flat_index,
-    js_format,
     pooled_shape,
     running_max,
     tap_views,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
-from ...axis_util import reduced_axes
 from ...errors import InvalidArgumentError
+from ...geometry.axes import reduced_axes
 
 _TWO_32 = 4294967296.0
 _TWO_31 = 2147483648.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
-from ...broadcast_util import assert_and_get_broadcast_shape
+from ...geometry.broadcast import assert_and_get_broadcast_shape
 
 #: Above this many mask values, segments are summed one at a time to bound memory.
 _VECTORIZED_LIMIT = 1 << 22

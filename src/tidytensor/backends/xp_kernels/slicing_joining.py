@@ -14,6 +14,8 @@ import math
 from ... import kernel_names as k
 from ...dtypes import NUMPY_DTYPE, STRING
 from ...errors import DTypeError, InvalidArgumentError, ShapeError
+from ...geometry.axes import parse_axis
+from ...geometry.slicing import parse_slice_params
 from .transformations import expand_dims
 
 NEW_AXIS = -2
@@ -22,27 +24,6 @@ SHRINK_AXIS = -1
 
 def _js(values) -> str:
     return ",".join(str(v) for v in values)
-
-
-def parse_axis(axis, shape) -> list[int]:
-    """TF.js's ``parseAxisParam`` with its message."""
-    rank = len(shape)
-    axes = (
-        list(range(rank))
-        if axis is None
-        else list(axis)
-        if isinstance(axis, (list, tuple))
-        else [axis]
-    )
-    if not all(-rank <= a < rank for a in axes):
-        raise InvalidArgumentError(
-            f"All values in axis param must be in range [-{rank}, {rank}) but got axis {_js(axes)}"
-        )
-    if not all(float(a).is_integer() for a in axes):
-        raise InvalidArgumentError(
-            f"All values in axis param must be integers but got axis {_js(axes)}"
-        )
-    return [int(a) + rank if a < 0 else int(a) for a in axes]
 
 
 def convert_like_typed_array(values, dtype, xp):
@@ -65,49 +46,6 @@ def convert_like_typed_array(values, dtype, xp):
 
 
 # ----------------------------------------------------------------------------- slice
-
-
-def parse_slice_params(shape, begin, size):
-    """TF.js's ``parseSliceParams`` + ``assertParamsValid``: a number or short list is
-    completed with zeros (begin) or -1 (size, meaning "to the end")."""
-    rank = len(shape)
-    if isinstance(begin, (int, float)):
-        begin = [begin] + [0] * (rank - 1)
-    begin = [int(b) for b in begin]
-    begin += [0] * (rank - len(begin))
-    if any(b < 0 for b in begin):
-        raise InvalidArgumentError("slice() does not support negative begin indexing.")
-    if size is None:
-        size = [-1] * rank
-    elif isinstance(size, (int, float)):
-        size = [size] + [-1] * (rank - 1)
-    size = [int(s) for s in size]
-    size += [-1] * (rank - len(size))
-    out_size = []
-    for i, s in enumerate(size):
-        if s >= 0:
-            out_size.append(s)
-        elif s == -1:
-            out_size.append(shape[i] - begin[i] if i < rank and i < len(begin) else 0)
-        else:
-            raise InvalidArgumentError(
-                f"Negative size values should be exactly -1 but got {s} for the slice() size at index {i}."
-            )
-    if len(begin) != rank:
-        raise ShapeError(
-            f"Error in slice{rank}D: Length of begin {_js(begin)} must match the rank of the array ({rank})."
-        )
-    if len(out_size) != rank:
-        raise ShapeError(
-            f"Error in slice{rank}D: Length of size {_js(out_size)} must match the rank of the array ({rank})."
-        )
-    for i in range(rank):
-        if begin[i] + out_size[i] > shape[i]:
-            raise ShapeError(
-                f"Error in slice{rank}D: begin[{i}] + size[{i}] ({begin[i] + out_size[i]}) would "
-                f"overflow input.shape[{i}] ({shape[i]})"
-            )
-    return begin, out_size
 
 
 def slice_(x, *, xp, begin, size):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
-from ...broadcast_util import assert_and_get_broadcast_shape
 from ...dtypes import NUMPY_DTYPE
 from ...errors import InvalidArgumentError
+from ...geometry.broadcast import assert_and_get_broadcast_shape
 
 
 def reshape(inputs, attrs, backend):

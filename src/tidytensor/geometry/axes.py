@@ -1,7 +1,13 @@
-"""Which dims a reduction over given axes reduces, and the shape it keeps (TF.js's
-``axis_util``): shared by the reduction ops, their kernels and their gradients."""
+"""Axis parameters, which dims a reduction over given axes reduces, and the shape it keeps
+(TF.js's ``axis_util``): shared by the ops, their kernels and their gradients."""
 
 from __future__ import annotations
+
+from ..errors import InvalidArgumentError
+
+
+def _js(values) -> str:
+    return ",".join(str(v) for v in values)
 
 
 def reduced_axes(shape, axes) -> tuple[int, ...]:
@@ -29,3 +35,24 @@ def keep_dims_shape(x_shape: tuple[int, ...] | list[int], axes: list[int]) -> li
     dim the kernels reduce (repeated axes reduce as in TF.js, see ``reduced_axes``)."""
     red = reduced_axes(x_shape, axes)
     return [1 if i in red else d for i, d in enumerate(x_shape)]
+
+
+def parse_axis(axis, shape) -> list[int]:
+    """TF.js's ``parseAxisParam`` with its message."""
+    rank = len(shape)
+    axes = (
+        list(range(rank))
+        if axis is None
+        else list(axis)
+        if isinstance(axis, (list, tuple))
+        else [axis]
+    )
+    if not all(-rank <= a < rank for a in axes):
+        raise InvalidArgumentError(
+            f"All values in axis param must be in range [-{rank}, {rank}) but got axis {_js(axes)}"
+        )
+    if not all(float(a).is_integer() for a in axes):
+        raise InvalidArgumentError(
+            f"All values in axis param must be integers but got axis {_js(axes)}"
+        )
+    return [int(a) + rank if a < 0 else int(a) for a in axes]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import ShapeError
+from ..errors import ShapeError
 
 
 def _sh(shape: tuple[int, ...] | list[int]) -> str:

@@ -1,3 +1,0 @@
-"""dropout kernels."""
-
-KERNELS: dict = {}

@@ -1,3 +1,0 @@
-"""moving_average kernels."""
-
-KERNELS: dict = {}

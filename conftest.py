@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import tidytensor as tf
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """conftest.py files are plugins, never collected: with ``--doctest-modules`` (pyproject's
+    addopts) pytest would import each one a second time as a doctest module named
+    ``conftest``. tests/data and tests/layers both hold a conftest.py outside any package, so
+    ``pytest tests/data tests/layers`` (both loaded up front) failed with "import file
+    mismatch". pytest still loads them as conftests; they hold no doctests."""
+    if collection_path.name == "conftest.py":
+        return True
+    return None
 
 
 @pytest.fixture(autouse=True)

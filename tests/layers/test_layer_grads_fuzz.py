@@ -6,6 +6,14 @@ weights, compiled with SGD(0.1) and a random loss (every Layers loss; targets th
 fixed inputs and targets. tidytensor must return TF.js's losses and end each step with TF.js's
 weights (trainable and not: batch-norm moving statistics too), with kernel fusion on and off.
 
+Each step starts from TF.js's own state before it (step 1 from ``weights0``, step 2 from TF.js's
+weights after step 1; SGD keeps no state of its own), so a step is checked against TF.js alone,
+not through the float32 rounding of the step before: chained, a last-bit difference of step 1
+(which BLAS kernel summed a convolution) can grow past any fixed tolerance in step 2 where the
+loss is ill-conditioned (conv2dTranspose_4: relu6 into binaryCrossentropy, 134 of 288 outputs
+at 0 and 25 at 1, moved a 2e-7 difference of step 1 to 1e-2 after step 2 under
+OPENBLAS_CORETYPE=Haswell). That step 2 follows step 1 in one model is still exercised.
+
 Left out by the generator (listed in the file's ``skipped``): configurations random in
 training (dropout and noise layers, RNN dropout arguments) and those TF.js cannot train.
 """
@@ -70,11 +78,13 @@ def _set_exact(model: Any, weights: list[dict[str, Any]]) -> None:
 
 
 def _train(model: Any, case: dict[str, Any]) -> list[tuple[list[float], list[np.ndarray]]]:
+    """Two ``train_on_batch`` steps on one model, each from TF.js's weights before that step."""
     xs = [tf.tensor(_floats(i)) for i in case["inputs"]]
     ys = [tf.tensor(_floats(t)) for t in case["targets"]]
     try:
         out = []
-        for _ in range(2):
+        for start in (case["weights0"], case["weights"][0]):
+            _set_exact(model, start)
             loss = model.train_on_batch(
                 xs[0] if len(xs) == 1 else xs, ys[0] if len(ys) == 1 else ys
             )
@@ -125,10 +135,8 @@ def test_two_sgd_steps_match_tfjs(case):
     optimizer = tf.train.sgd(0.1)
     try:
         model.compile(optimizer=optimizer, loss=case["loss"])
-        _set_exact(model, case["weights0"])
         _compare(case, _train(model, case), fused=True)
         # the same steps again from the same weights (SGD keeps no state), without fusion
-        _set_exact(model, case["weights0"])
         tf.set_kernel_fusion(False)
         try:
             got = _train(model, case)

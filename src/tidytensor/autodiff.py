@@ -17,9 +17,9 @@ from . import kernel_names as k
 from . import kernel_registry
 from .callables import positional_arity
 from .engine import ENGINE, current_context, tensors_in
+from .engine.tape import TapeNode, backprop, filter_tape
 from .errors import ArgumentTypeError, GradientError, InvalidArgumentError
 from .named_result import getitem_by_name_or_index
-from .tape import TapeNode, backprop, filter_tape
 from .tensor import Tensor, Variable
 
 __all__ = [

@@ -16,10 +16,8 @@ import numpy as np
 from . import sites
 from .autodiff import grads as _grads
 from .dtypes import BYTES_PER_ELEMENT
-from .engine import (
-    ENGINE,
-    _tensor_ids,  # an itertools.count: read, never advanced here
-)
+from .engine import ENGINE
+from .engine.state import _tensor_ids  # an itertools.count: read, never advanced here
 from .errors import ArgumentTypeError, TidyTensorError
 from .tensor import Tensor, Variable
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import sites
-from .engine_state import Scope, ScopeContext, _get_context
+from .. import sites
+from .state import Scope, ScopeContext, _get_context, current_context
 
 
 class SiteTracking:
@@ -48,8 +48,6 @@ class _PinnedSite:
         self.engine = engine
 
     def __enter__(self) -> None:
-        from .engine import current_context  # makes the thread's scope stack on first use
-
         ctx: ScopeContext = current_context()
         self.ctx = ctx
         self.pinned = ctx.site is None and self.engine.track_sites

@@ -5,12 +5,12 @@ This reproduces TF.js's ``engine.ts`` semantics exactly (catalog §1): three cou
 one scope per op, and a kernel registry keyed by backend. The per-op path
 (``run_kernel`` and ``_make_tensor``) is plain Python kept as short as possible.
 
-The cold parts of ``Engine`` are mixed in from sibling modules: ``engine_backends``
-(backend registry, kernel table), ``engine_memory`` (memory limit, ``tf.memory()``, leaked
-handles), ``engine_variables``, ``engine_profiling`` (``tf.profile``, ``tf.time``, debug
-mode), ``engine_sites`` (user sites for library calls and disposals) and
-``engine_kernel_errors`` (a failing kernel). ``engine_state`` holds the scope stacks and
-counters, ``engine_records`` the records handed out; this module re-exports their names.
+The cold parts of ``Engine`` are mixed in from sibling modules: ``backend_registry``
+(backend registry, kernel table), ``memory`` (memory limit, ``tf.memory()``, leaked
+handles), ``variables``, ``profiling`` (``tf.profile``, ``tf.time``, debug mode),
+``site_tracking`` (user sites for library calls and disposals) and ``kernel_errors`` (a
+failing kernel). ``state`` holds the scope stacks and counters, ``records`` the records
+handed out.
 """
 
 from __future__ import annotations
@@ -22,23 +22,20 @@ import time as _time
 from collections.abc import Callable
 from typing import Any
 
-from . import kernel_registry, sites
-from . import tensor as _tensor_module
-from .dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
-from .engine_backends import BackendRegistry
-from .engine_kernel_errors import KernelErrors
-from .engine_memory import MemoryAccounting
-from .engine_profiling import Profiling, _check_finite
-from .engine_records import (
+from .. import kernel_registry, sites
+from .. import tensor as _tensor_module
+from ..dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
+from ..errors import ArgumentTypeError, KernelLeakError, TidyTensorError
+from ..tensor import Tensor, Variable, disposed_error
+from .backend_registry import BackendRegistry
+from .kernel_errors import KernelErrors
+from .memory import MemoryAccounting
+from .profiling import Profiling, _check_finite
+from .records import (
     KernelProfile,
-    LeakedTensor,
-    MemoryInfo,
-    ProfileInfo,
-    ScopeEvent,
-    TimingInfo,
 )
-from .engine_sites import SiteTracking
-from .engine_state import (
+from .site_tracking import SiteTracking
+from .state import (
     EngineState,
     Scope,
     ScopeContext,
@@ -46,53 +43,16 @@ from .engine_state import (
     _logical_bytes,
     _scope_context,
     _tensor_ids,
+    current_context,
 )
-from .engine_variables import VariableRegistry
-from .errors import ArgumentTypeError, KernelLeakError, TidyTensorError
-from .tensor import Tensor, Variable, disposed_error
+from .variables import VariableRegistry
 
-__all__ = [
-    "ENGINE",
-    "Engine",
-    "EngineState",
-    "KernelProfile",
-    "LeakedTensor",
-    "MemoryInfo",
-    "ProfileInfo",
-    "Scope",
-    "ScopeContext",
-    "ScopeEvent",
-    "TimingInfo",
-    "current_context",
-    "new_context",
-    "restore_context",
-    "tensors_in",
-]
+__all__ = ["ENGINE", "Engine", "tensors_in"]
 
 #: A plain function without these flags is neither a coroutine function nor an async generator
 #: function: tidy checks them before asking ``inspect`` (which costs 2 us per call).
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _new_tensor = object.__new__
-#: The code object shared by every op wrapper (to find the running op when reporting errors).
-_OP_WRAPPER_CODE: Any = None
-
-
-def current_context() -> ScopeContext:
-    """This thread's (or task's) scope stack, made on first use."""
-    ctx = _get_context(None)
-    if ctx is None:
-        ctx = ScopeContext()
-        _scope_context.set(ctx)
-    return ctx
-
-
-def new_context(active: Scope | None) -> Any:
-    """Gives the current task a fresh scope stack above ``active``; returns the reset token."""
-    return _scope_context.set(ScopeContext(active))
-
-
-def restore_context(token: Any) -> None:
-    _scope_context.reset(token)
 
 
 class Engine(
@@ -399,8 +359,7 @@ class Engine(
             return result
 
         if fast_kernel is None:
-            global _OP_WRAPPER_CODE
-            _OP_WRAPPER_CODE = op_wrapper.__code__
+            self._op_wrapper_code = op_wrapper.__code__
             return op_wrapper
         if fast_kernel not in self._fast_kernel_names:
             self._fast_kernel_names.add(fast_kernel)

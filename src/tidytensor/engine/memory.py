@@ -14,10 +14,10 @@ import math
 import warnings
 from typing import Any
 
-from . import sites
-from .engine_records import LeakedTensor, MemoryInfo
-from .errors import ResourceExhaustedError
-from .tensor import Tensor
+from .. import sites
+from ..errors import ResourceExhaustedError
+from ..tensor import Tensor
+from .records import LeakedTensor, MemoryInfo
 
 
 class MemoryAccounting:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import GradientError
-from .tensor import Tensor
+from ..errors import GradientError
+from ..tensor import Tensor
 
 
 class TapeNode:
@@ -131,7 +131,7 @@ def _input_name(kernel_name: str, i: int) -> str:
     """The kernel's i-th input name, read from kernel_names.py's comments (error path only)."""
     global _INPUT_NAMES
     if _INPUT_NAMES is None:
-        from . import kernel_names
+        from .. import kernel_names
 
         _INPUT_NAMES = {}
         with open(kernel_names.__file__, encoding="utf-8") as f:

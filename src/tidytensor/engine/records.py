@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .dtypes import BYTES_PER_ELEMENT, COMPLEX64
+from ..dtypes import BYTES_PER_ELEMENT, COMPLEX64
 
 __all__ = [
     "KernelProfile",
@@ -146,7 +146,7 @@ class ProfileInfo:
     def timeline(self) -> list:
         """Kernel calls and scope boundaries in order, with times and the live totals after
         each (``tidytensor.viz.TimelineEvent``); ``tidytensor.viz.memory_timeline`` draws it."""
-        from .viz import timeline
+        from ..viz import timeline
 
         return timeline(self)
 

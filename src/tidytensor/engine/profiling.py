@@ -13,10 +13,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import sites
-from .engine_records import ProfileInfo, ScopeEvent, TimingInfo
-from .engine_state import Scope
-from .tensor import Tensor
+from .. import sites
+from ..tensor import Tensor
+from .records import ProfileInfo, ScopeEvent, TimingInfo
+from .state import Scope
 
 
 class Profiling:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import itertools
 import math
 from contextvars import ContextVar
+from typing import Any
 
-from . import sites
-from .dtypes import BYTES_PER_ELEMENT
-from .engine_records import KernelProfile, LeakedTensor, ScopeEvent
-from .tensor import Tensor, Variable
+from .. import sites
+from ..dtypes import BYTES_PER_ELEMENT
+from ..tensor import Tensor, Variable
+from .records import KernelProfile, LeakedTensor, ScopeEvent
 
 #: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
 _tensor_ids = itertools.count()
@@ -64,6 +65,24 @@ class ScopeContext:
 
 _scope_context: ContextVar[ScopeContext] = ContextVar("tidytensor_scopes")
 _get_context = _scope_context.get
+
+
+def current_context() -> ScopeContext:
+    """This thread's (or task's) scope stack, made on first use."""
+    ctx = _get_context(None)
+    if ctx is None:
+        ctx = ScopeContext()
+        _scope_context.set(ctx)
+    return ctx
+
+
+def new_context(active: Scope | None) -> Any:
+    """Gives the current task a fresh scope stack above ``active``; returns the reset token."""
+    return _scope_context.set(ScopeContext(active))
+
+
+def restore_context(token: Any) -> None:
+    _scope_context.reset(token)
 
 
 def _context_or_fresh() -> ScopeContext:

@@ -13,9 +13,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import kernel_registry
-from .errors import BackendNotFoundError, KernelNotRegisteredError
-from .tensor import Tensor, disposed_error
+from .. import kernel_registry
+from ..errors import BackendNotFoundError, KernelNotRegisteredError
+from ..tensor import Tensor, disposed_error
 
 
 class BackendRegistry:

@@ -241,7 +241,7 @@ FAMILY_KERNELS: dict[str, list[str]] = {
 }
 
 #: Catalog §2.5: the 101 kernels with a TF.js gradient -> (input positions TF.js saves, or
-#: "all" for saveAllInputs; whether it saves the output). Positions follow kernel_names.py.
+#: "all" for saveAllInputs; whether it saves the output). Positions follow kernel_names/tfjs.py.
 GRADIENT_KERNELS: dict[str, tuple[tuple[int, ...] | str, bool]] = {
     **{
         name: ((0,), False)

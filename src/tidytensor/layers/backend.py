@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .. import kernel_names_dense as kd
 from .. import ops
 from ..engine import ENGINE
+from ..kernel_names import dense as kd
 from ..ops import fused
 from ..tensor import Tensor
 from .errors import LayersNotImplementedError, LayersValueError
@@ -231,7 +231,7 @@ def dot(a: Tensor, b: Tensor, activation: str | None = None, bias: Tensor | None
 
 def fused_dense(x: Tensor, kernel: Tensor, bias: Tensor | None, activation: str) -> Tensor | None:
     """``activation(x @ kernel + bias)`` for a rank-2 ``x`` as one kernel (``TidyDense``, see
-    ``kernel_names_dense.py``), or None where TF.js's ops must run instead (``dot``, then
+    ``kernel_names/dense.py``), or None where TF.js's ops must run instead (``dot``, then
     ``bias_add`` and the activation): an activation other than 'linear' or 'relu', other
     dtypes or ranks, or someone watching kernels one by one (``Engine.may_fuse``)."""
     if (

@@ -23,8 +23,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .. import kernel_names_losses as kl
 from .. import ops
+from ..kernel_names import losses as kl
 from ..ops._op import run_kernel
 from ..ops.losses import fusable_pair
 from ..scopes import tidy

@@ -32,9 +32,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import kernel_names_recurrent as kr
 from .. import ops
 from ..engine import ENGINE
+from ..kernel_names import recurrent as kr
 from ..ops._op import op, run_kernel
 from ..scopes import dispose, keep
 from ..tensor import Tensor

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel_names as k
-from .. import kernel_names_optimizers as ko
 from ..engine import ENGINE
+from ..kernel_names import optimizers as ko
 from ..ops.arithmetic import add, div, mul, pow, sub
 from ..ops.basic_math import sqrt, square
 from ..ops.creation import scalar, zeros_like

@@ -7,7 +7,7 @@ and its gradient from two dozen more. When nothing watches kernels one by one (n
 tidytensor runs the same arithmetic, in the same order and precision, as one forward
 kernel and one gradient kernel: bit-identical results with far less per-op work. Names
 carry a ``Tidy`` prefix so they never collide with TF.js's kernel names in
-``kernel_names.py``.
+``kernel_names/tfjs.py``.
 """
 
 from __future__ import annotations

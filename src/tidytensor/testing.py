@@ -19,6 +19,9 @@ from .dtypes import BYTES_PER_ELEMENT
 from .engine import ENGINE
 from .engine.state import _tensor_ids  # an itertools.count: read, never advanced here
 from .errors import ArgumentTypeError, TidyTensorError
+from .ops.arithmetic import mul
+from .ops.creation import tensor
+from .ops.reduction import sum as sum_
 from .tensor import Tensor, Variable
 
 __all__ = [
@@ -57,9 +60,6 @@ def check_grads(
 
     >>> tf.testing.check_grads(lambda x: x.square(), [tf.tensor1d([1.0, -2.0])])
     """
-    from .ops.arithmetic import mul
-    from .ops.creation import tensor
-    from .ops.reduction import sum as sum_
 
     rng = np.random.default_rng(seed)
     xs = [a if isinstance(a, Tensor) else tensor(a) for a in args]

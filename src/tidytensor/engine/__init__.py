@@ -14,14 +14,16 @@ Modules:
 - ``records``: the plain records handed out (``tf.memory()``, ``tf.profile``, leaks);
 - ``backend_registry``, ``memory``, ``variables``, ``profiling``, ``site_tracking``,
   ``kernel_errors``: the cold parts of ``Engine``, mixed in;
-- ``tape``: the gradient tape: recording kernel calls (``record``), saving tensors, custom
-  gradients' nodes, and the reverse walk (``backprop``).
+- ``tape``: the gradient tape's nodes and the reverse walk (``backprop``);
+- ``recording``: what fills the tape: kernel calls (``record``), saved tensors, the tape's
+  start and end, and ``custom_grad``.
 
 The names below are re-exported for ``from tidytensor.engine import ENGINE``.
 """
 
 from __future__ import annotations
 
+from . import recording  # noqa: F401 - installs the tape's recording (Engine.record_tape)
 from .core import ENGINE, Engine, tensors_in
 from .records import (
     KernelProfile,

@@ -185,6 +185,20 @@ class Engine(
                 state.peak_bytes = live
             state.buffer_bytes = live - data_id.nbytes
 
+    def dispose(self, container: Any) -> None:
+        """Disposes a tensor, a variable, or every tensor in a nested container
+        (``tf.dispose``)."""
+        site = None
+        for t in tensors_in(container):
+            if t._disposed:
+                continue
+            if site is None:  # the pinned site, else one walk to the user's frame
+                site = self.dispose_site()
+            if isinstance(t, Variable):
+                self.dispose_variable(t, site)
+            else:
+                self.dispose_tensor(t, site)
+
     def keep(self, result: Any) -> Any:
         for t in tensors_in(result):
             t.kept = True
@@ -565,7 +579,7 @@ class Engine(
             self.record_tape(kernel_name, inputs, outputs, attrs)
         return result
 
-    #: Set by the autodiff module: records a kernel call on the active tape.
+    #: Set by ``engine.recording``: records a kernel call on the active tape.
     record_tape: Callable | None = None
 
     # ================================================================ lifecycle

@@ -9,13 +9,14 @@ from __future__ import annotations
 from .. import kernel_names as k
 from ..backends.xp_kernels.convolution import either_strides_or_dilations_are_one
 from ..backends.xp_kernels.convolution import js_format as js_str
+from ..engine import ENGINE
 from ..errors import InvalidArgumentError, ShapeError
 from ..kernel_registry import GradConfig, register_gradient
-from ._util import check_gradient_dilations
+from ..ops import convolution
+from ..ops._conv_util import check_gradient_dilations
 
 
 def _conv():
-    from ..ops import convolution
 
     return convolution
 
@@ -90,7 +91,6 @@ def _depthwise_grad(dy, saved, attrs):
 
 
 def _dilation2d_grad(dy, saved, attrs):
-    from ..engine import ENGINE
 
     x, filt = saved
     return (

@@ -16,8 +16,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..autodiff import custom_grad
 from ..engine import ENGINE
+from ..engine.recording import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..kernel_names import losses as kl
 from ..tensor import Tensor

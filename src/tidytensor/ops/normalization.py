@@ -11,8 +11,8 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
-from ..autodiff import custom_grad
 from ..axis_util import keep_dims_shape
+from ..engine.recording import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import shape_str

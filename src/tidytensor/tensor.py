@@ -11,6 +11,7 @@ makes every handle. Op methods (``x.add(y)``, ``x.sum()``...) are installed by
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from typing import Any
@@ -23,8 +24,11 @@ from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, TensorD
 from .js_numbers import js_store, js_to_number
 from .printing import tensor_to_string
 
-#: Set by engine.py: the engine that tracks every tensor.
+#: Set by engine/core.py: the engine that tracks every tensor.
 _engine: Any = None
+#: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
+_tensor_ids = itertools.count()
+_new_object = object.__new__
 _finalizing = sys.is_finalizing
 
 
@@ -263,19 +267,23 @@ class Tensor:
         return self._values(op_name).reshape(-1)[0]
 
 
-def init_handle(
-    t: Tensor, shape: tuple[int, ...], dtype: str, data_id: Any, tensor_id: int
-) -> None:
-    """Sets a new handle's fields (the engine makes handles with ``object.__new__``)."""
-    t.id = tensor_id
+def new_handle(
+    cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
+) -> Any:
+    """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field.
+    The engine counts and tracks what it makes (``Engine._make_tensor``, ``make_variable``);
+    ``__init__`` is for users, as TF.js's Tensor constructor is internal."""
+    t = _new_object(cls)
+    t.id = next(_tensor_ids)
     t.data_id = data_id
     t._shape = shape
     t.dtype = dtype
-    t.scope_id = None
+    t.scope_id = scope_id
     t.kept = False
     t._disposed = False
-    t._site = None
+    t._site = site
     t._dispose_site = None
+    return t
 
 
 def _describe_args(args: tuple, kwargs: dict) -> str:

@@ -17,12 +17,15 @@ from . import sites
 from .autodiff import grads as _grads
 from .dtypes import BYTES_PER_ELEMENT
 from .engine import ENGINE
-from .engine.state import _tensor_ids  # an itertools.count: read, never advanced here
 from .errors import ArgumentTypeError, TidyTensorError
 from .ops.arithmetic import mul
 from .ops.creation import tensor
 from .ops.reduction import sum as sum_
-from .tensor import Tensor, Variable
+from .tensor import (
+    Tensor,
+    Variable,
+    _tensor_ids,  # an itertools.count: read, never advanced here
+)
 
 __all__ = [
     "GradientCheckError",

@@ -69,7 +69,6 @@ def memory_timeline(
     elif hasattr(profile_or_fn, "kernels"):
         profile = profile_or_fn
     else:
-
         raise ArgumentTypeError(
             "memory_timeline() takes a tf.profile() result or a function to profile, got "
             f"{type(profile_or_fn).__name__}"

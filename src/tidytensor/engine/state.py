@@ -2,13 +2,12 @@
 task, kept in a context variable) and ``EngineState``, the counters and records that
 ``engine.reset()`` throws away.
 
-Plain data: the engine (``engine.py``) does all the work on these objects, and
+Plain data: the engine (``core.py``) does all the work on these objects, and
 ``engine.current_context()`` makes a thread's ``ScopeContext`` on first use.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from contextvars import ContextVar
 from typing import Any
@@ -17,9 +16,6 @@ from .. import sites
 from ..dtypes import BYTES_PER_ELEMENT
 from ..tensor import Tensor, Variable
 from .records import KernelProfile, LeakedTensor, ScopeEvent
-
-#: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
-_tensor_ids = itertools.count()
 
 
 def _logical_bytes(shape: tuple[int, ...], dtype: str) -> int:
@@ -128,7 +124,7 @@ class EngineState:
         #: Handles garbage-collected undisposed (TF.js would leak them silently).
         self.leaked: list[LeakedTensor] = []
         self.next_scope_id = 0
-        #: Gradient calls running in any thread: while > 0, kernels take the instrumented path
+        #: Gradient calls running in any thread: while > 0, kernels run under a ``KernelWatch``
         #: (which records them only for the calling thread's own tape).
         self.taping = 0
         self.profiling = False

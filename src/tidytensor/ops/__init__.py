@@ -3,6 +3,13 @@
 Families TF.js exposes only under a namespace (``tf.image``, ``tf.losses``...) are not
 star-imported: the family module itself is that namespace. Family modules are bound to
 ``_<name>`` aliases because an op may share its family's name (``dropout``, ``signal``).
+
+Layer: above the engine, ``tensor_util`` and the backends; below ``gradients``, ``scopes``
+and ``autodiff`` (see ``docs/architecture.md``). An op reaches its kernel by name through
+``Engine.run_kernel``, never by importing a backend's kernel; ops that define their own
+gradient use ``custom_grad`` from ``engine.recording``, below them. Op families still call
+each other's ops inside function bodies (as TF.js's ops do), so the families form one
+circle among themselves; nothing outside ``ops`` takes part in it.
 """
 
 from __future__ import annotations

@@ -270,9 +270,10 @@ class Tensor:
 def new_handle(
     cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
 ) -> Any:
-    """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field.
-    The engine counts and tracks what it makes (``Engine._make_tensor``, ``make_variable``);
-    ``__init__`` is for users, as TF.js's Tensor constructor is internal."""
+    """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field
+    (``_dispose_site`` is set when the handle is disposed). The engine counts and tracks what
+    it makes (``Engine._make_tensor``, ``make_variable``); ``__init__`` is for users, as
+    TF.js's Tensor constructor is internal."""
     t = _new_object(cls)
     t.id = next(_tensor_ids)
     t.data_id = data_id
@@ -282,7 +283,6 @@ def new_handle(
     t.kept = False
     t._disposed = False
     t._site = site
-    t._dispose_site = None
     return t
 
 

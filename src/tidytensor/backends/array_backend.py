@@ -263,13 +263,17 @@ class XpKernel:
         if _arity(self.fn) != 2:
             return None
         fn, xp, write_one = self.fn, backend.xp, self._writer(backend)
+        storage_dtype = DTYPE_OF_STORAGE.get
 
         def fast(ra: DataId, rb: DataId) -> DataId | None:
             try:
                 out = fn(ra.values, rb.values, xp=xp)
+                dtype = storage_dtype(out.dtype)
             except Exception:
                 return None
-            return write_one(out)
+            if dtype is None or dtype == STRING:
+                return write_one(out)
+            return new_record(out, backend, out.nbytes, dtype)
 
         return fast
 

@@ -22,7 +22,7 @@ The checks, one file each:
 - ``test_completeness_kernel_places.py``:
   (g) every registered kernel, tidytensor's fused ``Tidy*`` ones included, is found in the
   same four places by its family name: op (``ops/<family>.py``), kernel name
-  (``kernel_names.py`` or ``kernel_names_<family>.py``), kernel
+  (``kernel_names/tfjs.py`` or ``kernel_names/<family>.py``), kernel
   (``backends/xp_kernels/<family>.py``), gradient (``gradients/<family>.py``); and the shape
   geometry ops and kernels share lives below both (``geometry/``).
 
@@ -253,7 +253,7 @@ FAMILY_KERNELS: dict[str, list[str]] = {
 }
 
 #: Catalog §2.5: the 101 kernels with a TF.js gradient -> (input positions TF.js saves, or
-#: "all" for saveAllInputs; whether it saves the output). Positions follow kernel_names.py.
+#: "all" for saveAllInputs; whether it saves the output). Positions follow kernel_names/tfjs.py.
 GRADIENT_KERNELS: dict[str, tuple[tuple[int, ...] | str, bool]] = {
     **{
         name: ((0,), False)

@@ -3,8 +3,8 @@
 For each kernel registered for ``'cpu'`` (TF.js's and tidytensor's fused ``Tidy*`` ones
 alike), with ``<family>`` the one ``backends/xp_kernels/<family>.py`` module defining it:
 
-1. its name is a constant of ``kernel_names.py`` (TF.js's kernels) or of
-   ``kernel_names_<family>.py`` (tidytensor's own), never of another family's file;
+1. its name is a constant of ``kernel_names/tfjs.py`` (TF.js's kernels) or of
+   ``kernel_names/<family>.py`` (tidytensor's own), never of another family's file;
 2. ``ops/<family>.py`` runs it (a kernel run only by a gradient, such as ``AvgPoolGrad``,
    may be named by ``gradients/<family>.py`` instead);
 3. where it has a gradient, ``gradients/<family>.py`` registers it.
@@ -29,12 +29,13 @@ from tidytensor.backends.array_backend import FAMILIES as KERNEL_FAMILIES
 from tidytensor.kernel_registry import get_gradient, get_kernels_for_backend
 
 SRC = Path(tidytensor.__file__).resolve().parent
-KERNEL_NAME_FILES = {p.stem: p for p in SRC.glob("kernel_names*.py")}
+#: kernel_names/<stem>.py by stem: ``tfjs`` (TF.js's names) and one module per fused family
+KERNEL_NAME_FILES = {p.stem: p for p in (SRC / "kernel_names").glob("*.py") if p.stem != "__init__"}
 
 
 @cache
 def _kernel_name_module(stem: str):
-    return importlib.import_module(f"tidytensor.{stem}")
+    return importlib.import_module(f"tidytensor.kernel_names.{stem}")
 
 
 def _constants(stem: str) -> dict[str, str]:
@@ -49,7 +50,8 @@ def _constants(stem: str) -> dict[str, str]:
 @cache
 def _kernels_named_in(path: Path) -> frozenset[str]:
     """Kernel names a source file spells through a kernel-names module: ``k.ADD`` with
-    ``k`` bound to a ``kernel_names*`` module, or a constant imported from one."""
+    ``k`` bound to the ``kernel_names`` package (TF.js's names) or one of its family
+    modules, or a constant imported from one."""
     if not path.exists():
         return frozenset()
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -57,10 +59,15 @@ def _kernels_named_in(path: Path) -> frozenset[str]:
     named: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            source = (node.module or "").rpartition(".")[2]
+            source = _kernel_name_stem(node.module or "")
             for alias in node.names:
-                if alias.name in KERNEL_NAME_FILES:
-                    aliases[alias.asname or alias.name] = alias.name
+                bound = alias.asname or alias.name
+                if alias.name == "kernel_names":
+                    aliases[bound] = "tfjs"
+                elif source == "package" and alias.name in KERNEL_NAME_FILES:
+                    aliases[bound] = alias.name
+                elif source == "package" and alias.name in _constants("tfjs"):
+                    named.add(_constants("tfjs")[alias.name])
                 elif source in KERNEL_NAME_FILES and alias.name in _constants(source):
                     named.add(_constants(source)[alias.name])
     for node in ast.walk(tree):
@@ -73,6 +80,17 @@ def _kernels_named_in(path: Path) -> frozenset[str]:
             if value is not None:
                 named.add(value)
     return frozenset(named)
+
+
+def _kernel_name_stem(module: str) -> str | None:
+    """``'package'`` for an import from ``kernel_names`` itself, the stem for one from
+    ``kernel_names.<stem>``, else None."""
+    parts = module.split(".")
+    if parts[-1] == "kernel_names":
+        return "package"
+    if len(parts) >= 2 and parts[-2] == "kernel_names" and parts[-1] in KERNEL_NAME_FILES:
+        return parts[-1]
+    return None
 
 
 def _kernel_families() -> dict[str, list[str]]:
@@ -111,7 +129,7 @@ def test_every_kernel_family_module_defines_kernels(family):
 @pytest.mark.parametrize("family", INTERNAL_FAMILIES)
 def test_internal_family_has_its_files(family):
     for path in (
-        SRC / f"kernel_names_{family}.py",
+        SRC / "kernel_names" / f"{family}.py",
         SRC / "ops" / f"{family}.py",
         SRC / "backends" / "xp_kernels" / f"{family}.py",
     ):
@@ -122,14 +140,14 @@ def test_internal_family_has_its_files(family):
 def test_kernel_is_found_in_its_four_places(kernel):
     (family,) = FAMILY_OF[kernel]
     homes = sorted(stem for stem in KERNEL_NAME_FILES if kernel in _constants(stem).values())
-    allowed = {"kernel_names", f"kernel_names_{family}"}
+    allowed = {"tfjs", family}
     assert homes and set(homes) <= allowed, (
-        f"{kernel} (backends/xp_kernels/{family}.py): its name is a constant of {homes}, "
-        f"expected kernel_names.py or kernel_names_{family}.py"
+        f"{kernel} (backends/xp_kernels/{family}.py): its name is a constant of "
+        f"kernel_names/{homes}, expected kernel_names/tfjs.py or kernel_names/{family}.py"
     )
     if kernel.startswith("Tidy"):
-        assert homes == [f"kernel_names_{family}"], (
-            f"{kernel}: tidytensor's own kernel names live in kernel_names_{family}.py, "
+        assert homes == [family], (
+            f"{kernel}: tidytensor's own kernel names live in kernel_names/{family}.py, "
             f"not in {homes}"
         )
     op_file = SRC / "ops" / f"{family}.py"
@@ -153,17 +171,17 @@ def _source_files_outside(*parts: str) -> list[Path]:
     return sorted(
         p
         for p in SRC.rglob("*.py")
-        if not any(d in p.parents for d in skip) and not p.name.startswith("engine")
+        if not any(d in p.parents for d in skip)
     )
 
 
 def test_only_ops_and_gradients_run_tidy_kernels():
     """Layers and optimizers run a fused kernel through its family's op: every kernel
     they run themselves (``run_kernel(k.ADD, ...)``) is one of TF.js's, spelled from
-    ``kernel_names.py``."""
-    tfjs = {f"kernel_names.{c}" for c in _constants("kernel_names")}
+    ``kernel_names/tfjs.py``. (The engine runs whatever kernel it is given.)"""
+    tfjs = {f"kernel_names.{c}" for c in _constants("tfjs")}
     offenders = []
-    for path in _source_files_outside("ops", "gradients", "backends"):
+    for path in _source_files_outside("ops", "gradients", "backends", "engine"):
         tree = ast.parse(path.read_text(), filename=str(path))
         kn_aliases = {
             a.asname or a.name
@@ -191,7 +209,7 @@ def test_only_ops_and_gradients_run_tidy_kernels():
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} runs {spelled}")
     assert not offenders, (
         "kernels run outside ops/ and gradients/ that are not TF.js kernels from "
-        f"kernel_names.py (call the family's op in ops/<family>.py instead): {offenders}"
+        f"kernel_names/tfjs.py (call the family's op in ops/<family>.py instead): {offenders}"
     )
 
 

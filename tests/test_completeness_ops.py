@@ -59,7 +59,7 @@ def test_lists_match_catalog_counts():
 
 def test_listed_kernels_are_known_kernel_names():
     unknown = {fam: sorted(set(ks) - KERNEL_NAME_VALUES) for fam, ks in FAMILY_KERNELS.items()}
-    assert not any(unknown.values()), f"not in kernel_names.py: {unknown}"
+    assert not any(unknown.values()), f"not in kernel_names/tfjs.py: {unknown}"
     assert len(GRADIENT_KERNELS) == 101
     assert not set(GRADIENT_KERNELS) - KERNEL_NAME_VALUES
 

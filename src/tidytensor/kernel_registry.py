@@ -4,7 +4,7 @@ A kernel is keyed by ``(kernel_name, backend_name)``; a gradient by ``kernel_nam
 alone, since gradients are written with public ops and so run on any backend.
 
 A kernel function has the signature ``kernel_func(inputs, attrs, backend)`` where
-``inputs`` is the tuple of input tensors in the order listed in ``kernel_names.py``
+``inputs`` is the tuple of input tensors in the order listed in ``kernel_names/tfjs.py``
 and ``attrs`` a dict (or None). It returns one output or a list of them; an output is
 either a fresh buffer record (with ``shape`` and ``dtype`` attributes, as the array
 backends' ``write_array`` returns) or a ``TensorInfo`` tuple ``(data_id, shape, dtype)``

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import ArgumentTypeError
+
 __all__ = ["js_number_to_string", "js_to_fixed_7", "tensor_to_string"]
 
 #: More entries than this along an axis are elided.
@@ -227,8 +229,6 @@ def tensor_to_string(values: Any, shape: Any, dtype: str, verbose: bool = False)
                 pads = lengths.reshape(-1, shape[-1]).max(axis=0).tolist()
         value_lines = _sub_tensor_lines(strs, 0, shape, _strides(shape), pads, True)
     if verbose is not None and not isinstance(verbose, (bool, int, np.bool_, np.integer)):
-        from .errors import ArgumentTypeError
-
         raise ArgumentTypeError(
             f"Argument 'verbose' passed to 'toString' must be a boolean, but got "
             f"{type(verbose).__name__}"

@@ -1,4 +1,9 @@
-"""Memory management: ``tidy``, ``keep``, ``dispose``, scopes and variables (TF.js's globals)."""
+"""Memory management: ``tidy``, ``keep``, ``dispose``, scopes and variables (TF.js's globals).
+
+Layer: above ``ops`` (``tf.variable`` checks its arguments with the ops' argument helpers)
+and the engine, which does the work. It installs ``Tensor.variable``, as ``ops._chained``
+installs the op methods: the ``tensor`` module sits below everything that makes tensors.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,9 @@ from .engine import (
     current_context,
     new_context,
     restore_context,
-    tensors_in,
 )
 from .errors import ArgumentTypeError
+from .ops._op import bool_arg, dtype_arg
 from .tensor import Tensor, Variable
 
 __all__ = [
@@ -52,16 +57,7 @@ def keep(result: Tensor) -> Tensor:
 
 def dispose(container: Any) -> None:
     """Disposes a tensor, a variable, or every tensor in a nested list/tuple/dict."""
-    site = None
-    for t in tensors_in(container):
-        if t._disposed:
-            continue
-        if site is None:  # the pinned site, else one walk to the user's frame
-            site = ENGINE.dispose_site()
-        if isinstance(t, Variable):
-            ENGINE.dispose_variable(t, site)
-        else:
-            ENGINE.dispose_tensor(t, site)
+    ENGINE.dispose(container)
 
 
 def dispose_variables() -> None:
@@ -96,11 +92,19 @@ def variable(
             f"'{type(initial_value).__name__}'"
         )
     initial_value.throw_if_disposed("variable")
-    from .ops._op import bool_arg, dtype_arg
-
     dtype_arg(dtype, "variable", allow_none=True)
     trainable = True if trainable is None else bool_arg(trainable, "variable", "trainable")
     return ENGINE.make_variable(initial_value, trainable, name, dtype)
+
+
+def _tensor_variable(
+    self: Tensor, trainable: bool = True, name: str | None = None, dtype: str | None = None
+) -> Variable:
+    """``x.variable(trainable, name, dtype)``: ``tf.variable(x, ...)``."""
+    return variable(self, trainable, name, dtype)
+
+
+Tensor.variable = _tensor_variable  # type: ignore[attr-defined]
 
 
 class TidyScope:

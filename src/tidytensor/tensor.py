@@ -4,11 +4,14 @@ A handle holds its buffer's ``data_id``, shape and dtype. Several handles may sh
 buffer (reshape, clone, same-dtype cast, variables). Handles never free memory on
 garbage collection: they live until disposed, exactly as in TF.js.
 
-Op methods (``x.add(y)``, ``x.sum()``...) are installed by ``ops/_chained.py``.
+Layer: above ``errors``, ``dtypes``, ``sites`` and ``printing``; below the engine, which
+makes every handle. Op methods (``x.add(y)``, ``x.sum()``...) are installed by
+``ops/_chained.py``, and ``x.variable()`` by ``scopes``: both sit above this module.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from typing import Any
@@ -17,10 +20,15 @@ import numpy as np
 
 from . import sites
 from .dtypes import BOOL, COMPLEX64, NUMPY_DTYPE, STRING, check_dtype
-from .errors import ArgumentTypeError, InvalidArgumentError, TensorDisposedError
+from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, TensorDisposedError
+from .js_numbers import js_store, js_to_number
+from .printing import tensor_to_string
 
-#: Set by engine.py: the engine that tracks every tensor.
+#: Set by engine/core.py: the engine that tracks every tensor.
 _engine: Any = None
+#: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
+_tensor_ids = itertools.count()
+_new_object = object.__new__
 _finalizing = sys.is_finalizing
 
 
@@ -180,8 +188,6 @@ class Tensor:
 
     # ----------------------------------------------------------------- printing
     def to_string(self, verbose: bool = False) -> str:
-        from .printing import tensor_to_string
-
         return tensor_to_string(self._values("to_string"), self._shape, self.dtype, verbose)
 
     def print(self, verbose: bool = False) -> None:  # noqa: A003 - TF.js name
@@ -198,13 +204,6 @@ class Tensor:
     __str__ = __repr__
 
     # ----------------------------------------------------------------- conversion
-    def variable(
-        self, trainable: bool = True, name: str | None = None, dtype: str | None = None
-    ) -> Variable:
-        from .scopes import variable  # tf.variable's argument checks
-
-        return variable(self, trainable, name, dtype)
-
     def __len__(self) -> int:
         if not self._shape:
             raise ArgumentTypeError("len() of a scalar tensor (rank 0) is undefined")
@@ -234,8 +233,6 @@ class Tensor:
         """The one value as a Python float or int. A complex64 tensor has no real value
         (Python's ``float(1+2j)`` fails too); a string is parsed as Python parses it."""
         if self.dtype == COMPLEX64:
-            from .errors import DTypeError
-
             raise DTypeError(
                 f"{convert.__name__}() needs a real tensor, but got a complex64 tensor: take "
                 "tf.real(x) or tf.imag(x) first, or use complex(x)"
@@ -270,19 +267,23 @@ class Tensor:
         return self._values(op_name).reshape(-1)[0]
 
 
-def init_handle(
-    t: Tensor, shape: tuple[int, ...], dtype: str, data_id: Any, tensor_id: int
-) -> None:
-    """Sets a new handle's fields (the engine makes handles with ``object.__new__``)."""
-    t.id = tensor_id
+def new_handle(
+    cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
+) -> Any:
+    """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field
+    (``_dispose_site`` is set when the handle is disposed). The engine counts and tracks what
+    it makes (``Engine._make_tensor``, ``make_variable``); ``__init__`` is for users, as
+    TF.js's Tensor constructor is internal."""
+    t = _new_object(cls)
+    t.id = next(_tensor_ids)
     t.data_id = data_id
     t._shape = shape
     t.dtype = dtype
-    t.scope_id = None
+    t.scope_id = scope_id
     t.kept = False
     t._disposed = False
-    t._site = None
-    t._dispose_site = None
+    t._site = site
+    return t
 
 
 def _describe_args(args: tuple, kwargs: dict) -> str:
@@ -368,8 +369,6 @@ class TensorBuffer:
                     f"shape '{self.size}'."
                 )
         if dtype == COMPLEX64:
-            from .errors import DTypeError
-
             raise DTypeError(
                 "complex64 dtype TensorBuffers are not supported. Please create a TensorBuffer "
                 "for the real and imaginary parts separately and call tf.complex(real, imag)."
@@ -394,8 +393,6 @@ class TensorBuffer:
         if isinstance(values, np.ndarray) and values.dtype == typed and values.ndim == 1:
             return values
         if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
-            from .tensor_util import js_store
-
             arr = values.reshape(-1)
             if self.dtype == BOOL:
                 return arr.astype(np.uint8) if arr.dtype == np.bool_ else self._to_uint8(arr)
@@ -415,8 +412,6 @@ class TensorBuffer:
         """One value as TF.js's typed array for this dtype stores it."""
         if self.dtype == STRING:
             return value.decode("utf-8") if isinstance(value, bytes) else value
-        from .tensor_util import js_store, js_to_number
-
         number = js_to_number(value.item() if isinstance(value, np.generic) else value)
         if self.dtype == BOOL:
             return self._to_uint8(number)[()]

@@ -16,12 +16,16 @@ import numpy as np
 from . import sites
 from .autodiff import grads as _grads
 from .dtypes import BYTES_PER_ELEMENT
-from .engine import (
-    ENGINE,
+from .engine import ENGINE
+from .errors import ArgumentTypeError, TidyTensorError
+from .ops.arithmetic import mul
+from .ops.creation import tensor
+from .ops.reduction import sum as sum_
+from .tensor import (
+    Tensor,
+    Variable,
     _tensor_ids,  # an itertools.count: read, never advanced here
 )
-from .errors import ArgumentTypeError, TidyTensorError
-from .tensor import Tensor, Variable
 
 __all__ = [
     "GradientCheckError",
@@ -59,9 +63,6 @@ def check_grads(
 
     >>> tf.testing.check_grads(lambda x: x.square(), [tf.tensor1d([1.0, -2.0])])
     """
-    from .ops.arithmetic import mul
-    from .ops.creation import tensor
-    from .ops.reduction import sum as sum_
 
     rng = np.random.default_rng(seed)
     xs = [a if isinstance(a, Tensor) else tensor(a) for a in args]

@@ -96,13 +96,13 @@ def test_profile_and_nested_gradients_run_the_tfjs_ops():
     info_kernels = []
     from tidytensor.engine import ENGINE
 
-    original = ENGINE._run_checked
+    original = ENGINE._dispatch
 
     def spy(name, inputs, attrs):
         info_kernels.append(name)
         return original(name, inputs, attrs)
 
-    ENGINE._run_checked = spy
+    ENGINE._dispatch = spy
     try:
         loss = losses.categorical_crossentropy(t, o)
         first_order = tf.grad(lambda x: losses.categorical_crossentropy(t, x).sum())(o)
@@ -115,7 +115,7 @@ def test_profile_and_nested_gradients_run_the_tfjs_ops():
         )(t)
         nested_names = list(info_kernels)
     finally:
-        del ENGINE._run_checked
+        del ENGINE._dispatch
     assert "TidyCategoricalCrossentropy" in fused_names
     assert "TidyCategoricalCrossentropyGrad" in fused_names
     assert not any(n.startswith("Tidy") for n in nested_names)

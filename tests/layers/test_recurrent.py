@@ -27,8 +27,8 @@ from recurrent_golden import (
 
 import tidytensor as tf
 from tensor_cleanup import release_rnn_tensors
-from tidytensor import kernel_names_recurrent as kr
 from tidytensor.errors import TidyTensorError
+from tidytensor.kernel_names import recurrent as kr
 from tidytensor.layers import (
     core,
     models,

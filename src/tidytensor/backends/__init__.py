@@ -1,6 +1,10 @@
 """Backends: where buffers live and kernels run. They know nothing about scopes or tensors'
 lifetimes; the engine tells them when a handle is added (``inc_ref``) or dropped
-(``dispose_data``)."""
+(``dispose_data``).
+
+Layer: above the engine (a backend registers itself with ``ENGINE``) and ``tensor_util``;
+below the ops, which they never import (a contract in ``pyproject.toml``): kernels are
+registered by kernel name in ``kernel_registry`` and found by the engine."""
 
 from __future__ import annotations
 

@@ -55,16 +55,22 @@ class DataId:
 
     __slots__ = ("values", "refs", "backend", "nbytes", "shape", "dtype")
 
-    def __init__(self, values: Any, backend: ArrayBackend, nbytes: int, dtype: str):
-        self.values = values
-        self.refs = 1
-        self.backend = backend
-        self.nbytes = nbytes
-        self.shape = values.shape
-        self.dtype = dtype
-
 
 _new_record = object.__new__
+
+
+def new_record(values: Any, backend: ArrayBackend, nbytes: int, dtype: str) -> DataId:
+    """The one constructor of buffer records: a new buffer holding ``values`` (one handle),
+    counted by its backend."""
+    backend._num_ids += 1
+    rec = _new_record(DataId)
+    rec.values = values
+    rec.refs = 1
+    rec.backend = backend
+    rec.nbytes = nbytes
+    rec.shape = values.shape
+    rec.dtype = dtype
+    return rec
 
 
 def _relabel(values: Any, dtype: str) -> Any:
@@ -93,8 +99,7 @@ class ArrayBackend(Backend):
         """Stores host values (already in storage dtype) and returns a new data id."""
         values = self.upload(values)
         nbytes = _string_bytes(values) if dtype == STRING else values.nbytes
-        self._num_ids += 1
-        return DataId(values, self, nbytes, dtype)
+        return new_record(values, self, nbytes, dtype)
 
     def upload(self, values: Any) -> Any:
         """Host (NumPy) values into this backend's array type."""
@@ -106,15 +111,7 @@ class ArrayBackend(Backend):
         dtype = DTYPE_OF_STORAGE.get(arr.dtype)
         if dtype is None:
             arr, dtype = self._normalize(arr)
-        self._num_ids += 1
-        rec = _new_record(DataId)
-        rec.values = arr
-        rec.refs = 1
-        rec.backend = self
-        rec.shape = arr.shape
-        rec.dtype = dtype
-        rec.nbytes = arr.nbytes if dtype != STRING else _string_bytes(arr)
-        return rec
+        return new_record(arr, self, arr.nbytes if dtype != STRING else _string_bytes(arr), dtype)
 
     def _normalize(self, arr: Any) -> tuple[Any, str]:
         dtype = DTYPE_OF_USER_ARRAY.get(arr.dtype)
@@ -242,7 +239,7 @@ class XpKernel:
         storage_dtype = DTYPE_OF_STORAGE.get
 
         def write_one(out: Any) -> Any:
-            # write_array written out for the common case of one numeric output.
+            # The common case of one numeric output goes straight to the record.
             try:
                 dtype = storage_dtype(out.dtype)
             except AttributeError:
@@ -251,15 +248,7 @@ class XpKernel:
                 return write(out)
             if dtype is None or dtype == STRING:
                 return write(out)
-            backend._num_ids += 1
-            rec = _new_record(DataId)
-            rec.values = out
-            rec.refs = 1
-            rec.backend = backend
-            rec.shape = out.shape
-            rec.dtype = dtype
-            rec.nbytes = out.nbytes
-            return rec
+            return new_record(out, backend, out.nbytes, dtype)
 
         return write_one
 
@@ -271,13 +260,17 @@ class XpKernel:
         if _arity(self.fn) != 2:
             return None
         fn, xp, write_one = self.fn, backend.xp, self._writer(backend)
+        storage_dtype = DTYPE_OF_STORAGE.get
 
         def fast(ra: DataId, rb: DataId) -> DataId | None:
             try:
                 out = fn(ra.values, rb.values, xp=xp)
+                dtype = storage_dtype(out.dtype)
             except Exception:
                 return None
-            return write_one(out)
+            if dtype is None or dtype == STRING:
+                return write_one(out)
+            return new_record(out, backend, out.nbytes, dtype)
 
         return fast
 

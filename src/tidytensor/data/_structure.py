@@ -25,6 +25,8 @@ import numpy as np
 
 from ..engine import ENGINE, current_context, new_context, restore_context
 from ..errors import InvalidArgumentError, ShapeError
+from ..ops.creation import clone, tensor
+from ..ops.slicing_joining import stack, unstack
 from ..tensor import Tensor, Variable
 
 #: Returned by an iterator's ``_pull`` at the end of its stream.
@@ -98,8 +100,6 @@ def dispose_except(inputs: list[Tensor], output: Any) -> None:
 def deep_clone(value: Any) -> Any:
     """A copy of the nest with every tensor cloned (the clones share their buffers)."""
     if isinstance(value, Tensor):
-        from ..ops.creation import clone
-
         return clone(value)
     if isinstance(value, dict):
         return {k: deep_clone(v) for k, v in value.items()}
@@ -135,8 +135,6 @@ def batch_rows(rows: list[Any], path: tuple = ()) -> Any:
     """Batches same-structured elements into one (TF.js's ``deepBatchConcat``): tensors are
     stacked along a new axis 0; numbers, bools, strings and tensor-like lists become one
     tensor (numbers float32); dicts, tuples and lists of structures are batched key by key."""
-    from ..ops.creation import tensor
-    from ..ops.slicing_joining import stack
 
     ex = rows[0]
     if isinstance(ex, Tensor):
@@ -199,8 +197,6 @@ def batch_rows(rows: list[Any], path: tuple = ()) -> Any:
 
 def unbatch_value(value: Any) -> list[Any]:
     """Splits a batched element into its rows along axis 0 (the inverse of ``batch``)."""
-    from ..ops.creation import tensor
-    from ..ops.slicing_joining import unstack
 
     leaves: list[tuple[tuple, Tensor]] = []
 

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from ..errors import InvalidArgumentError
+from ..ops.creation import tensor
 from ._structure import END
 from .dataset import Dataset
 from .iterators import LazyIterator
@@ -95,8 +96,6 @@ class ImageFolderDataset(Dataset):
     def load(self, path: str) -> Any:
         """Decodes one image file into an int32 tensor ``[height, width, channels]``."""
         import numpy as np
-
-        from ..ops.creation import tensor
 
         mode, channels = _MODES[self.color_mode]
         with self._image.open(path) as img:

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..random_engines import Alea
+from ..scopes import tidy_scope
 from ..tensor import Tensor
 from ._async import LoopThread
 from ._packed import PACKED, PackedBatch, PackedRows, Schema
@@ -170,7 +171,6 @@ class LazyIterator(abc.ABC):
 async def tidy_await(aw: Any, keep_result: bool) -> Any:
     """Awaits ``aw`` inside ``async with tf.tidy_scope()``: what it makes is freed at the
     end except its result (when ``keep_result``)."""
-    from ..scopes import tidy_scope
 
     async with tidy_scope("Dataset.map_async") as scope:
         result = await aw

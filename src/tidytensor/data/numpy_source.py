@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ArgumentTypeError, InvalidArgumentError, ShapeError
+from ..ops.creation import tensor
 from ._structure import END
 from .dataset import Dataset
 from .iterators import LazyIterator, _rebuild, flatten_structure
@@ -78,7 +79,6 @@ class _RowIterator(LazyIterator):
         return f"NumPy rows ({self.dataset.size})"
 
     def _next(self) -> Any:
-        from ..ops.creation import tensor
 
         ds = self.dataset
         i = self.index

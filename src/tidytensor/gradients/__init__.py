@@ -1,6 +1,10 @@
 """Gradient configs, one module per op family (same names as ops/ and xp_kernels/).
 
 Importing this package registers every GradConfig; the list is explicit, not discovered.
+
+Layer: above ``ops`` (gradient functions are written with ops, imported at module level)
+and below ``autodiff``, which imports this package so that every gradient is registered
+before a gradient call runs. The engine finds a kernel's gradient in ``kernel_registry``.
 """
 
 from __future__ import annotations

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..errors import GradientError
+from ..engine import ENGINE
 from ..geometry.broadcast import get_reduction_axes
-from ..geometry.conv import js_format, tuple_values_are_one
+from ..ops.reduction import sum as sum_
+from ..ops.transformations import reshape
 from ..tensor import Tensor
 
 
@@ -14,22 +13,9 @@ def reduce_to_shape(dx: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sums a broadcast gradient back to an input's shape. Always a new tensor (a reshape
     shares the buffer), never ``dx`` itself: the tape disposes partial gradients it adds up,
     and ``dx`` may be the caller's ``dy``."""
-    from ..ops.reduction import sum as sum_
-    from ..ops.transformations import reshape
 
     axes = get_reduction_axes(shape, dx._shape) if dx._shape != shape else []
     return reshape(sum_(dx, axes) if axes else dx, list(shape))
-
-
-def check_gradient_dilations(op_desc: str, dilations: Any, in_gradients: bool = True) -> None:
-    """TF.js's convolution gradients refuse dilations above 1 (some messages add "in
-    gradients")."""
-    if not tuple_values_are_one(dilations):
-        where = " in gradients" if in_gradients else ""
-        raise GradientError(
-            f"Error in gradient of {op_desc}: dilation rates greater than 1 are not yet supported"
-            f"{where}. Got dilations '{js_format(dilations)}'"
-        )
 
 
 def grad_kernel_per_input(
@@ -40,7 +26,6 @@ def grad_kernel_per_input(
     input's name. Each input's thunk runs only if the tape needs its gradient."""
 
     def grad_func(dy, saved, attrs):
-        from ..engine import ENGINE
 
         inputs = (dy, *saved)
         kept = {name: attrs[name] for name in forward_attrs}

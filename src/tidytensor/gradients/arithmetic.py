@@ -10,21 +10,10 @@ run are TF.js's.
 from __future__ import annotations
 
 from .. import kernel_names as k
+from .. import ops
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
-
-_OPS = None
-
-
-def _ops():
-    """The ops package, imported on first use (it imports this package) and then cached: a
-    function-level import costs about 0.5 us per gradient call."""
-    global _OPS
-    if _OPS is None:
-        from .. import ops
-
-        _OPS = ops
-    return _OPS
+from ..ops.creation import clone
 
 
 def sum_to_shape(res, shape, out_shape, always_reshape=False):
@@ -33,7 +22,6 @@ def sum_to_shape(res, shape, out_shape, always_reshape=False):
     ``res`` itself, or ``reshape(res, shape)`` (a new tensor sharing its buffer) with
     ``always_reshape`` (Add, Sub, Pow, Atan2 reshape unconditionally). ``res`` must not be the
     caller's ``dy`` unless ``always_reshape`` is set: the tape disposes partial gradients."""
-    ops = _ops()
     shape = tuple(shape)
     axes = get_reduction_axes(shape, tuple(out_shape))
     if axes:
@@ -52,7 +40,6 @@ def _add_grad(dy, saved, attrs):
 
 def _sub_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
 
     def der_b():
@@ -65,7 +52,6 @@ def _sub_grad(dy, saved, attrs):
 
 def _mul_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         lambda: sum_to_shape(ops.mul(dy, ops.cast(b, "float32")), a._shape, out),
@@ -76,7 +62,6 @@ def _mul_grad(dy, saved, attrs):
 def _div_grad(dy, saved, attrs):
     """RealDiv, and FloorDiv (TF.js gives floorDiv the gradient of real division)."""
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
 
     def der_b():
@@ -88,7 +73,6 @@ def _div_grad(dy, saved, attrs):
 
 def _mod_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         # TF.js returns dy itself when nothing was broadcast; a reshape shares its buffer.
@@ -99,7 +83,6 @@ def _mod_grad(dy, saved, attrs):
 
 def _maximum_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         lambda: sum_to_shape(
@@ -111,7 +94,6 @@ def _maximum_grad(dy, saved, attrs):
 
 def _minimum_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         lambda: sum_to_shape(ops.mul(dy, ops.cast(ops.less_equal(a, b), "float32")), a._shape, out),
@@ -121,7 +103,6 @@ def _minimum_grad(dy, saved, attrs):
 
 def _pow_grad(dy, saved, attrs):
     base, exp, y = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(base._shape, exp._shape)
 
     def der_base():
@@ -138,7 +119,6 @@ def _pow_grad(dy, saved, attrs):
 
 def _squared_difference_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     two = ops.scalar(2)
     return (
@@ -148,7 +128,6 @@ def _squared_difference_grad(dy, saved, attrs):
 
 
 def _add_n_grad(dy, saved, attrs):
-    from ..ops.creation import clone
 
     return tuple((lambda: clone(dy)) for _ in saved)
 

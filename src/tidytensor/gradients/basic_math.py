@@ -10,97 +10,78 @@ from __future__ import annotations
 import math
 
 from .. import kernel_names as k
+from .. import ops
 from ..backends.xp_kernels.basic_math import SELU_SCALE, SELU_SCALEALPHA
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.basic_math import _elu_grad as elu_grad_op
 from .arithmetic import sum_to_shape
-
-_OPS = None
-
-
-def _ops():
-    """The ops package, imported on first use (it imports this package) and then cached: a
-    function-level import costs about 0.5 us per gradient call."""
-    global _OPS
-    if _OPS is None:
-        from .. import ops
-
-        _OPS = ops
-    return _OPS
 
 
 def _f32(x):
-    return _ops().cast(x, "float32")
+    return ops.cast(x, "float32")
 
 
 # ---------------------------------------------------------------------------- zeros
 def _zeros_grad(dy, saved, attrs):
     """Ceil, Floor, Round, Sign, Step, IsFinite, IsInf, IsNan."""
-    return (lambda: _ops().zeros_like(dy),)
+    return (lambda: ops.zeros_like(dy),)
 
 
 # ---------------------------------------------------------------------------- abs, neg, powers
 def _abs_grad(dy, saved, attrs):
     """Abs and ComplexAbs: dy * (x > 0 ? 1 : -1) (a complex x counts by its real part)."""
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(dy, ops.step(_f32(x), -1)),)
 
 
 def _neg_grad(dy, saved, attrs):
-    return (lambda: _ops().neg(dy),)
+    return (lambda: ops.neg(dy),)
 
 
 def _square_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(dy, ops.mul(_f32(x), 2)),)
 
 
 def _reciprocal_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.neg(ops.square(x))),)
 
 
 def _sqrt_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.mul(ops.sqrt(_f32(x)), 2)),)
 
 
 def _rsqrt_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.neg(ops.div(dy, ops.mul(ops.pow(x, 1.5), 2))),)
 
 
 # ---------------------------------------------------------------------------- exp, log
 def _exp_grad(dy, saved, attrs):
     (y,) = saved
-    return (lambda: _ops().mul(dy, y),)
+    return (lambda: ops.mul(dy, y),)
 
 
 def _expm1_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(dy, ops.exp(x)),)
 
 
 def _log_grad(dy, saved, attrs):
     (x,) = saved
-    return (lambda: _ops().div(dy, _f32(x)),)
+    return (lambda: ops.div(dy, _f32(x)),)
 
 
 def _log1p_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.add(x, 1)),)
 
 
 def _erf_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     # As in TF.js, the factor is computed when the gradient function runs, not in the thunk.
     factor = ops.mul(ops.exp(ops.neg(ops.square(x))), 2 / math.sqrt(math.pi))
     return (lambda: ops.mul(dy, factor),)
@@ -109,31 +90,26 @@ def _erf_grad(dy, saved, attrs):
 # ---------------------------------------------------------------------------- trigonometry
 def _sin_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(ops.cos(_f32(x)), dy),)
 
 
 def _cos_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(ops.neg(ops.sin(_f32(x))), dy),)
 
 
 def _tan_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.square(ops.cos(x))),)
 
 
 def _asin_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.sqrt(ops.sub(ops.scalar(1), ops.square(_f32(x))))),)
 
 
 def _acos_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
 
     def der_x():
         a = ops.square(_f32(x))
@@ -145,13 +121,11 @@ def _acos_grad(dy, saved, attrs):
 
 def _atan_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.add(ops.square(_f32(x)), 1)),)
 
 
 def _atan2_grad(dy, saved, attrs):
     a, b = saved
-    ops = _ops()
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
 
     def der_a():
@@ -167,44 +141,37 @@ def _atan2_grad(dy, saved, attrs):
 
 def _sinh_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(ops.cosh(_f32(x)), dy),)
 
 
 def _cosh_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(ops.sinh(_f32(x)), dy),)
 
 
 def _tanh_grad(dy, saved, attrs):
     (y,) = saved
-    ops = _ops()
     return (lambda: ops.mul(ops.sub(ops.scalar(1), ops.square(y)), dy),)
 
 
 def _asinh_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.sqrt(ops.add(ops.scalar(1), ops.square(_f32(x))))),)
 
 
 def _acosh_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.sqrt(ops.sub(ops.square(_f32(x)), 1))),)
 
 
 def _atanh_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.div(dy, ops.sub(ops.scalar(1), ops.square(_f32(x)))),)
 
 
 # ---------------------------------------------------------------------------- clipping, activations
 def _clip_by_value_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     lo, hi = attrs["clip_value_min"], attrs["clip_value_max"]
     return (
         lambda: ops.where(
@@ -217,20 +184,17 @@ def _clip_by_value_grad(dy, saved, attrs):
 
 def _relu_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(dy, _f32(ops.step(x))),)
 
 
 def _relu6_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     mask = ops.mul(ops.less_equal(x, 6), ops.step(x))
     return (lambda: ops.mul(dy, _f32(mask)),)
 
 
 def _leaky_relu_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     mask = ops.greater(x, 0)
     return (lambda: ops.where(mask, dy, ops.mul(dy, attrs["alpha"])),)
 
@@ -239,7 +203,6 @@ def _prelu_grad(dy, saved, attrs):
     """TF.js sums only alpha's gradient back to its shape; x's is summed here too, so an x
     smaller than alpha (where TF.js's tape reports a shape mismatch) is differentiable."""
     x, alpha = saved
-    ops = _ops()
     mask = ops.greater(x, 0)
 
     def der_x():
@@ -257,14 +220,12 @@ def _prelu_grad(dy, saved, attrs):
 
 def _elu_grad(dy, saved, attrs):
     (y,) = saved
-    from ..ops.basic_math import _elu_grad as elu_grad_op
 
     return (lambda: elu_grad_op(dy, y),)
 
 
 def _selu_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
 
     def der_x():
         mask = ops.greater(x, ops.scalar(0))
@@ -279,13 +240,11 @@ def _selu_grad(dy, saved, attrs):
 
 def _sigmoid_grad(dy, saved, attrs):
     (y,) = saved
-    ops = _ops()
     return (lambda: ops.mul(dy, ops.mul(y, ops.sub(ops.scalar(1), y))),)
 
 
 def _softplus_grad(dy, saved, attrs):
     (x,) = saved
-    ops = _ops()
     return (lambda: ops.mul(dy, ops.sigmoid(x)),)
 
 

@@ -7,15 +7,16 @@ The fused ops (tf.fused.*) carry their own gradients through ``custom_grad`` (op
 from __future__ import annotations
 
 from .. import kernel_names as k
+from ..engine import ENGINE
 from ..errors import InvalidArgumentError, ShapeError
 from ..geometry.conv import either_strides_or_dilations_are_one
 from ..geometry.conv import js_format as js_str
 from ..kernel_registry import GradConfig, register_gradient
-from ._util import check_gradient_dilations
+from ..ops import convolution
+from ..ops._conv_util import check_gradient_dilations
 
 
 def _conv():
-    from ..ops import convolution
 
     return convolution
 
@@ -90,7 +91,6 @@ def _depthwise_grad(dy, saved, attrs):
 
 
 def _dilation2d_grad(dy, saved, attrs):
-    from ..engine import ENGINE
 
     x, filt = saved
     return (

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.creation import zeros, zeros_like
+from ..ops.transformations import cast
 
 
 def _identity_grad(dy, saved, attrs):
-    from ..ops.transformations import cast
 
     return (lambda: cast(dy, "float32"),)
 
 
 def _one_hot_grad(dy, saved, attrs):
-    from ..ops.creation import zeros
 
     (indices,) = saved
     return (lambda: zeros(indices._shape, "float32"),)
@@ -22,7 +22,6 @@ def _one_hot_grad(dy, saved, attrs):
 
 def _zeros_of_dy_grad(dy, saved, attrs):
     """OnesLike and ZerosLike: the output does not depend on the input's values."""
-    from ..ops.creation import zeros_like
 
     return (lambda: zeros_like(dy),)
 

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops import image
 
 
 def _resize_bilinear_grad(dy, saved, attrs):
     (images,) = saved
-    from ..ops import image
 
     return (lambda: image._resize_bilinear_grad(images, dy, attrs),)
 
 
 def _resize_nearest_neighbor_grad(dy, saved, attrs):
     (images,) = saved
-    from ..ops import image
 
     return (lambda: image._resize_nearest_neighbor_grad(images, dy, attrs),)
 

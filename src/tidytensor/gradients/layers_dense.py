@@ -1,9 +1,9 @@
-"""Gradient of the fused Dense kernel (``kernel_names_layers_dense.py``): one gradient kernel per
+"""Gradient of the fused Dense kernel (``kernel_names/layers_dense.py``): one gradient kernel per
 input that needs one, replaying the unfused ops' backward pass. Saved: x, kernel, y."""
 
 from __future__ import annotations
 
-from .. import kernel_names_layers_dense as kd
+from ..kernel_names import layers_dense as kd
 from ..kernel_registry import GradConfig, register_gradient
 from ._util import grad_kernel_per_input
 

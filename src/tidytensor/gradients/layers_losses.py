@@ -1,9 +1,9 @@
-"""Gradients of the fused Layers losses (``kernel_names_layers_losses.py``): one gradient kernel
+"""Gradients of the fused Layers losses (``kernel_names/layers_losses.py``): one gradient kernel
 per input that needs one, replaying the unfused ops' backward pass."""
 
 from __future__ import annotations
 
-from .. import kernel_names_layers_losses as kl
+from ..kernel_names import layers_losses as kl
 from ..kernel_registry import GradConfig, register_gradient
 from ._util import grad_kernel_per_input
 

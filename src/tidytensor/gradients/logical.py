@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.arithmetic import mul
+from ..ops.creation import zeros_like
+from ..ops.logical import logical_not
+from ..ops.transformations import cast
 
 
 def _select_grad(dy, saved, attrs):
-    from ..ops.arithmetic import mul
-    from ..ops.creation import zeros_like
-    from ..ops.logical import logical_not
-    from ..ops.transformations import cast
 
     (condition,) = saved
     return (
@@ -22,7 +22,6 @@ def _select_grad(dy, saved, attrs):
 
 
 def _greater_equal_grad(dy, saved, attrs):
-    from ..ops.creation import zeros_like
 
     a, b = saved
     return (lambda: zeros_like(a), lambda: zeros_like(b))

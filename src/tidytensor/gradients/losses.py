@@ -1,9 +1,9 @@
-"""Gradient of the fused ``softmaxCrossEntropyWithLogits`` kernel (``kernel_names_losses.py``):
+"""Gradient of the fused ``softmaxCrossEntropyWithLogits`` kernel (``kernel_names/losses.py``):
 one gradient kernel per input that needs one, TF.js's custom gradient."""
 
 from __future__ import annotations
 
-from .. import kernel_names_losses as kl
+from ..kernel_names import losses as kl
 from ..kernel_registry import GradConfig, register_gradient
 from ._util import grad_kernel_per_input
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.matrices import mat_mul, transpose
 from .reduction import get_undo_axes_permutation
 
 
 def _batch_mat_mul_grad(dy, saved, attrs):
-    from ..ops.matrices import mat_mul
 
     a, b = saved
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
@@ -22,7 +22,6 @@ def _batch_mat_mul_grad(dy, saved, attrs):
 
 
 def _transpose_grad(dy, saved, attrs):
-    from ..ops.matrices import transpose
 
     undo = get_undo_axes_permutation(list(attrs["perm"]))
     return (lambda: transpose(dy, undo),)

@@ -4,26 +4,14 @@ Softmax_grad.ts). ``log_softmax`` has a custom gradient in its op."""
 from __future__ import annotations
 
 from .. import kernel_names as k
+from .. import ops
 from ..geometry.broadcast import get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
-
-_OPS = None
-
-
-def _ops():
-    """The ops package, imported on first use (it imports this package) and then cached: a
-    function-level import costs about 0.5 us per gradient call."""
-    global _OPS
-    if _OPS is None:
-        from .. import ops
-
-        _OPS = ops
-    return _OPS
+from ..ops.normalization import lrn_backprop
 
 
 def _fused_batch_norm_grad(dy, saved, attrs):
     # All inputs are saved (x, [scale], [offset], mean, variance: absent ones are left out).
-    ops = _ops()
     has_scale, has_offset = attrs.get("has_scale", False), attrs.get("has_offset", False)
     x = saved[0]
     scale = saved[1] if has_scale else None
@@ -84,7 +72,6 @@ def _fused_batch_norm_grad(dy, saved, attrs):
 
 def _lrn_grad(dy, saved, attrs):
     x, y = saved
-    from ..ops.normalization import lrn_backprop
 
     return (
         lambda: lrn_backprop(
@@ -95,7 +82,6 @@ def _lrn_grad(dy, saved, attrs):
 
 def _softmax_grad(dy, saved, attrs):
     (y,) = saved
-    ops = _ops()
     dim = attrs["dim"]
     dy_times_y = ops.mul(dy, y)
     return (lambda: ops.sub(dy_times_y, ops.mul(ops.sum(dy_times_y, [dim], True), y)),)
@@ -105,7 +91,6 @@ def _log_softmax_grad(dy, saved, attrs):
     """TF.js's LogSoftmax gradient, for a backend or custom op that runs the kernel
     (``log_softmax`` itself is a composite with a custom gradient, as in TF.js)."""
     (value,) = saved
-    ops = _ops()
     axis = attrs["axis"]
     return (lambda: ops.sub(dy, ops.mul(ops.sum(dy, axis, True), ops.exp(value))),)
 

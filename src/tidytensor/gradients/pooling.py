@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops import pooling
 
 
 def _pooling():
-    from ..ops import pooling
 
     return pooling
 

@@ -1,4 +1,4 @@
-"""Gradients of the fused recurrent kernels (``kernel_names_recurrent.py``).
+"""Gradients of the fused recurrent kernels (``kernel_names/recurrent.py``).
 
 Each forward kernel saves its inputs and its ``workspace`` output; the gradient runs the
 matching ``...Grad`` kernel once, which backpropagates through every time step and returns
@@ -8,13 +8,13 @@ tensors out (gradients of inputs that need none are freed with the backward pass
 
 from __future__ import annotations
 
-from .. import kernel_names_recurrent as kr
+from ..engine import ENGINE
+from ..kernel_names import recurrent as kr
 from ..kernel_registry import GradConfig, register_gradient
 
 
 def _sequence_grad(grad_kernel: str, num_states: int):
     def grad_func(dys, saved, attrs):
-        from ..engine import ENGINE
 
         # dys: d(sequence), d(last h)[, d(last c)], d(workspace) (unused).
         grads = ENGINE.run_kernel(grad_kernel, (*dys[: 1 + num_states], *saved), attrs)

@@ -11,6 +11,12 @@ import math
 from .. import kernel_names as k
 from ..geometry.axes import keep_dims_shape, reduced_axes
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.arithmetic import div, mul
+from ..ops.creation import ones, zeros_like
+from ..ops.logical import equal
+from ..ops.matrices import transpose
+from ..ops.scan import cumprod
+from ..ops.transformations import cast, reshape
 
 
 # ---------------------------------------------------------------------------- axis helpers
@@ -35,9 +41,6 @@ def get_undo_axes_permutation(perm: list[int]) -> list[int]:
 
 # ---------------------------------------------------------------------------- gradients
 def _sum_grad(dy, saved, attrs):
-    from ..ops.arithmetic import mul
-    from ..ops.creation import ones
-    from ..ops.transformations import reshape
 
     (x,) = saved
     # As in TF.js, the gradient is computed eagerly, not inside the thunk.
@@ -48,9 +51,6 @@ def _sum_grad(dy, saved, attrs):
 
 
 def _mean_grad(dy, saved, attrs):
-    from ..ops.arithmetic import div, mul
-    from ..ops.creation import ones
-    from ..ops.transformations import reshape
 
     (x,) = saved
     axes = attrs["axis"]
@@ -65,9 +65,6 @@ def _mean_grad(dy, saved, attrs):
 
 def _min_max_grad(dy, x, y, axes):
     """dy flows to every position of ``x`` equal to the extreme ``y`` (ties all get it)."""
-    from ..ops.arithmetic import mul
-    from ..ops.logical import equal
-    from ..ops.transformations import cast, reshape
 
     if y.rank < x.rank:
         y = reshape(y, keep_dims_shape(x._shape, axes))
@@ -87,7 +84,6 @@ def _min_grad(dy, saved, attrs):
 
 
 def _arg_grad(dy, saved, attrs):
-    from ..ops.creation import zeros_like
 
     (x,) = saved
     return (lambda: zeros_like(x),)
@@ -95,9 +91,6 @@ def _arg_grad(dy, saved, attrs):
 
 def _prod_grad_one_axis(x, dy, axis):
     """Product of every other value along ``axis``: exclusive cumprods from both ends."""
-    from ..ops.arithmetic import mul
-    from ..ops.scan import cumprod
-    from ..ops.transformations import reshape
 
     expanded_shape = list(x._shape)
     expanded_shape[axis] = 1
@@ -109,8 +102,6 @@ def _prod_grad_one_axis(x, dy, axis):
 
 def _prod_grad_axes(x, dy, axes):
     """Moves the reduced axes to the end, folds them into one, and differentiates that."""
-    from ..ops.matrices import transpose
-    from ..ops.transformations import reshape
 
     rank = x.rank
     perm = get_axes_permutation(axes, rank)

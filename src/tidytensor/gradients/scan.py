@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.scan import cumsum
 
 
 def _cumsum_grad(dy, saved, attrs):
-    from ..ops.scan import cumsum
 
     (x,) = saved
     axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]

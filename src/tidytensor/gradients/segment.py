@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.arithmetic import maximum
+from ..ops.creation import ones, scalar, zeros_like
+from ..ops.logical import greater_equal, logical_and, where
+from ..ops.slicing_joining import gather
+from ..ops.transformations import expand_dims
 
 
 def _gather_drop_negatives(x, indices):
     """``x[indices]`` along axis 0, with zeros where an index is negative."""
-    from ..ops.arithmetic import maximum
-    from ..ops.creation import ones, scalar, zeros_like
-    from ..ops.logical import greater_equal, logical_and, where
-    from ..ops.slicing_joining import gather
-    from ..ops.transformations import expand_dims
 
     zero_clipped = maximum(indices, zeros_like(indices))
     gathered = gather(x, zero_clipped)

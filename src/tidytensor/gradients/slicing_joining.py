@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from .. import kernel_names as k
+from .. import ops
 from ..errors import GradientError
 from ..geometry.axes import parse_axis
 from ..geometry.slicing import parse_slice_params
@@ -19,18 +20,11 @@ from ..kernel_registry import GradConfig, register_gradient
 from .reduction import get_undo_axes_permutation
 
 
-def _ops():
-    from .. import ops
-
-    return ops
-
-
 def _as_list(dy):
     return list(dy) if isinstance(dy, (list, tuple)) else [dy]
 
 
 def _concat_grad(dy, saved, attrs):
-    ops = _ops()
     axis = parse_axis(attrs["axis"], saved[0]._shape)[0]
     size_splits = [t._shape[axis] for t in saved]
     # As in TF.js, dy is split when the gradient function runs; each thunk hands out a part.
@@ -39,21 +33,21 @@ def _concat_grad(dy, saved, attrs):
 
 
 def _pack_grad(dy, saved, attrs):
-    parts = _ops().unstack(dy, attrs["axis"])
+    parts = ops.unstack(dy, attrs["axis"])
     return tuple((lambda t=t: t) for t in parts)
 
 
 def _unpack_grad(dy, saved, attrs):
-    return (lambda: _ops().stack(_as_list(dy), attrs["axis"]),)
+    return (lambda: ops.stack(_as_list(dy), attrs["axis"]),)
 
 
 def _split_v_grad(dy, saved, attrs):
-    return (lambda: _ops().concat(_as_list(dy), attrs["axis"]),)
+    return (lambda: ops.concat(_as_list(dy), attrs["axis"]),)
 
 
 def _reverse_grad(dy, saved, attrs):
     axes = parse_axis(attrs["dims"], dy._shape)
-    return (lambda: _ops().reverse(dy, axes),)
+    return (lambda: ops.reverse(dy, axes),)
 
 
 def _slice_grad(dy, saved, attrs):
@@ -61,7 +55,7 @@ def _slice_grad(dy, saved, attrs):
     begin, size = parse_slice_params(x._shape, attrs["begin"], attrs["size"])
     # [zeros before, zeros after] per dimension.
     paddings = [[begin[i], x._shape[i] - begin[i] - size[i]] for i in range(dy.rank)]
-    return (lambda: _ops().pad(dy, paddings),)
+    return (lambda: ops.pad(dy, paddings),)
 
 
 def _tile_grad(dy, saved, attrs):
@@ -69,7 +63,6 @@ def _tile_grad(dy, saved, attrs):
     reps = attrs["reps"]
 
     def der_x():
-        ops = _ops()
         rank = x.rank
         if not 1 <= rank <= 4:
             raise GradientError(
@@ -88,7 +81,6 @@ def _tile_grad(dy, saved, attrs):
 
 def _gather_grad(dy, saved, attrs):
     x, indices = saved
-    ops = _ops()
     axis = attrs["axis"]
     batch_dims = attrs.get("batch_dims", 0)
     parsed_axis = parse_axis(axis, x._shape)[0]

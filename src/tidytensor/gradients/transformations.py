@@ -10,17 +10,21 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from ..kernel_registry import GradConfig, register_gradient
+from ..ops.arithmetic import add
+from ..ops.creation import clone
+from ..ops.reduction import sum as sum_
+from ..ops.slicing_joining import reverse
+from ..ops.slicing_joining import slice as slice_
+from ..ops.transformations import batch_to_space_nd, pad, reshape, space_to_batch_nd
 
 
 def _cast_grad(dy, saved, attrs):
-    from ..ops.creation import clone
 
     return (lambda: clone(dy),)
 
 
 def _reshape_grad(dy, saved, attrs):
     """Reshape and ExpandDims: back to the input's shape."""
-    from ..ops.transformations import reshape
 
     (x,) = saved
     return (lambda: reshape(dy, list(x._shape)),)
@@ -28,7 +32,6 @@ def _reshape_grad(dy, saved, attrs):
 
 def _pad_grad(dy, saved, attrs):
     """PadV2 and MirrorPad: the input's part of dy, sliced out."""
-    from ..ops.slicing_joining import slice as slice_
 
     (x,) = saved
     begin = [p[0] for p in attrs["paddings"]]
@@ -39,10 +42,6 @@ def _mirror_pad_grad(dy, saved, attrs):
     """The true gradient of a mirror pad: each padded border is reflected back onto the input
     elements it copied and added in. (TF.js 4.22.0 only slices dy's centre out, dropping the
     borders' contributions; that is not reproduced.)"""
-    from ..ops.arithmetic import add
-    from ..ops.slicing_joining import reverse
-    from ..ops.slicing_joining import slice as slice_
-    from ..ops.transformations import pad
 
     (x,) = saved
     offset = 1 if attrs["mode"] == "reflect" else 0
@@ -79,7 +78,6 @@ def _mirror_pad_grad(dy, saved, attrs):
 
 def _broadcast_to_grad(dy, saved, attrs):
     """Sums dy over the axes the input was broadcast along (keeping them)."""
-    from ..ops.reduction import sum as sum_
 
     in_shape = list(attrs["input_shape"])
     out_shape = list(attrs["shape"])
@@ -89,13 +87,11 @@ def _broadcast_to_grad(dy, saved, attrs):
 
 
 def _batch_to_space_nd_grad(dy, saved, attrs):
-    from ..ops.transformations import space_to_batch_nd
 
     return (lambda: space_to_batch_nd(dy, attrs["block_shape"], attrs["crops"]),)
 
 
 def _space_to_batch_nd_grad(dy, saved, attrs):
-    from ..ops.transformations import batch_to_space_nd
 
     return (lambda: batch_to_space_nd(dy, attrs["block_shape"], attrs["paddings"]),)
 

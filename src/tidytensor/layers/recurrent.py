@@ -33,10 +33,10 @@ import inspect
 import warnings
 from typing import Any
 
-from .. import kernel_names_recurrent as kr
 from .. import ops
 from ..engine import ENGINE
 from ..js_strings import js_json
+from ..kernel_names import recurrent as kr
 from ..ops.recurrent import SEQUENCE_OPS
 from ..scopes import dispose, keep
 from ..tensor import Tensor

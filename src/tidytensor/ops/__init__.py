@@ -7,6 +7,13 @@ star-imported: the family module itself is that namespace. Family modules are bo
 The op modules of tidytensor's own fused kernels (``layers_dense``, ``layers_losses``,
 ``recurrent``, ``optimizers``) are internal: the layers and optimizers import them, and
 nothing here re-exports them.
+
+Layer: above the engine, ``tensor_util`` and the backends; below ``gradients``, ``scopes``
+and ``autodiff`` (see ``docs/architecture.md``). An op reaches its kernel by name through
+``Engine.run_kernel``, never by importing a backend's kernel; ops that define their own
+gradient use ``custom_grad`` from ``engine.recording``, below them. Op families still call
+each other's ops inside function bodies (as TF.js's ops do), so the families form one
+circle among themselves; nothing outside ``ops`` takes part in it.
 """
 
 from __future__ import annotations

@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, ShapeError
+from ..errors import GradientError, InvalidArgumentError, ShapeError
 from ..geometry.conv import (
     either_strides_or_dilations_are_one,
     is_number,
+    js_format,
     strides_or_dilations_are_positive,
+    tuple_values_are_one,
 )
 from ..tensor import Tensor
 from ._op import MAX_DIM, describe
@@ -229,3 +231,14 @@ def check_depthwise_channels(op_desc: str, in_channels: int, filter_in_channels:
         f"Error in {op_desc}: number of input channels ({in_channels}) must match the inChannels "
         f"dimension in filter {filter_in_channels}.",
     )
+
+
+def check_gradient_dilations(op_desc: str, dilations: Any, in_gradients: bool = True) -> None:
+    """TF.js's convolution gradients refuse dilations above 1 (some messages add "in
+    gradients")."""
+    if not tuple_values_are_one(dilations):
+        where = " in gradients" if in_gradients else ""
+        raise GradientError(
+            f"Error in gradient of {op_desc}: dilation rates greater than 1 are not yet supported"
+            f"{where}. Got dilations '{js_format(dilations)}'"
+        )

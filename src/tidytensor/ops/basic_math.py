@@ -554,7 +554,7 @@ def log_sigmoid(x: Any) -> Tensor:
     >>> tf.grad(tf.log_sigmoid)(tf.tensor1d([0])).array_sync()
     [0.5]
     """
-    from ..autodiff import custom_grad
+    from ..engine.recording import custom_grad
     from .arithmetic import mul
 
     x = convert_to_tensor(x, "x", "logSigmoid")

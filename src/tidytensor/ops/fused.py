@@ -13,8 +13,8 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
-from ..autodiff import custom_grad
 from ..engine import ENGINE
+from ..engine.recording import custom_grad
 from ..errors import GradientError, InvalidArgumentError, ShapeError
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..geometry.conv import compute_conv2d_info, js_format
@@ -23,6 +23,7 @@ from ._conv_util import (
     batched,
     channels,
     check_depthwise_channels,
+    check_gradient_dilations,
     check_in_depth,
     check_pad_on_dim_rounding_mode,
     check_ranks,
@@ -337,8 +338,6 @@ def conv2d(
         _prelu_checks(prelu_t, info.out_channels, info.out_shape)
 
     def grad_checks() -> None:
-        from ..gradients._util import check_gradient_dilations
-
         if data_format != "NHWC":
             raise GradientError(
                 f"Error in gradient of fused conv2D: got dataFormat of {data_format} but only NHWC is currently "
@@ -416,8 +415,6 @@ def depthwise_conv2d(
         )
 
     def grad_checks() -> None:
-        from ..gradients._util import check_gradient_dilations
-
         check_gradient_dilations("fused depthwiseConv2d", dilations, in_gradients=False)
 
     def backprop(x4s: Tensor, dy_act: Tensor, filt: Tensor) -> tuple[Tensor, Tensor]:

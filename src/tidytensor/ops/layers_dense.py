@@ -1,5 +1,5 @@
 """The fused Dense layer's op (family ``layers_dense``): kernel name in
-``kernel_names_layers_dense.py``, kernel in ``backends/xp_kernels/layers_dense.py``, gradient
+``kernel_names/layers_dense.py``, kernel in ``backends/xp_kernels/layers_dense.py``, gradient
 in ``gradients/layers_dense.py``.
 
 An internal op, not exported as ``tf.*``: the Dense layer (``layers/backend.py``'s
@@ -10,7 +10,7 @@ already, so it makes no temporaries and runs its kernel directly, without an op 
 
 from __future__ import annotations
 
-from .. import kernel_names_layers_dense as kd
+from ..kernel_names import layers_dense as kd
 from ..tensor import Tensor
 from ._op import run_kernel
 

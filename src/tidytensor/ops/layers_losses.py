@@ -1,5 +1,5 @@
 """The fused Layers losses' ops (family ``layers_losses``): kernel names in
-``kernel_names_layers_losses.py``, kernels in ``backends/xp_kernels/layers_losses.py``,
+``kernel_names/layers_losses.py``, kernels in ``backends/xp_kernels/layers_losses.py``,
 gradients in ``gradients/layers_losses.py``.
 
 Internal ops, not exported as ``tf.*``: ``layers/losses.py`` calls them once
@@ -10,7 +10,7 @@ their kernel directly, without an op scope.
 
 from __future__ import annotations
 
-from .. import kernel_names_layers_losses as kl
+from ..kernel_names import layers_losses as kl
 from ..tensor import Tensor
 from ._op import run_kernel
 

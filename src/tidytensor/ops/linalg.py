@@ -143,7 +143,6 @@ def gram_schmidt(xs: Any) -> Any:
 
 def _qr2d(x: Tensor, full_matrices: bool) -> list[Tensor]:
     """Householder QR of one matrix, step by step as TF.js's ``qr2d`` computes it."""
-    from ..scopes import dispose
     from .arithmetic import div, mul, sub
     from .basic_math import neg
     from .creation import clone, eye, tensor2d
@@ -188,7 +187,7 @@ def _qr2d(x: Tensor, full_matrices: bool) -> list[Tensor]:
 
             old = [r, w, q]
             w, r, q = ENGINE.tidy(step)
-            dispose(old)
+            ENGINE.dispose(old)
         if not full_matrices and m > n:
             q = slice(q, [0, 0], [m, n])
             r = slice(r, [0, 0], [n, n])

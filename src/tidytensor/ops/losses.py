@@ -16,10 +16,10 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from .. import kernel_names_losses as kl
-from ..autodiff import custom_grad
 from ..engine import ENGINE
+from ..engine.recording import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
+from ..kernel_names import losses as kl
 from ..tensor import Tensor
 from ..tensor_util import shape_str
 from ._op import convert_to_tensor, describe, float_arg, op, run_kernel
@@ -288,8 +288,8 @@ def sigmoid_cross_entropy(
 
 
 def fusable_pair(a: Any, b: Any) -> bool:
-    """Whether a loss of ``a`` and ``b`` may run as its fused kernel (``kernel_names_losses.py``
-    and ``kernel_names_layers_losses.py``): float32 tensors of one shape and rank >= 1, under
+    """Whether a loss of ``a`` and ``b`` may run as its fused kernel (``kernel_names/losses.py``
+    and ``kernel_names/layers_losses.py``): float32 tensors of one shape and rank >= 1, under
     at most a first-order tape (``Engine.may_fuse``)."""
     return (
         isinstance(a, Tensor)

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from .. import kernel_names as k
-from ..autodiff import custom_grad
+from ..engine.recording import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..geometry.axes import keep_dims_shape
 from ..tensor import Tensor

@@ -1,5 +1,5 @@
 """The fused optimizer updates' ops (family ``optimizers``): kernel names in
-``kernel_names_optimizers.py``, kernels in ``backends/xp_kernels/optimizers.py``; no
+``kernel_names/optimizers.py``, kernels in ``backends/xp_kernels/optimizers.py``; no
 gradients (an update is never differentiated).
 
 Internal ops, not exported as ``tf.*``: an optimizer calls one per variable when
@@ -9,7 +9,7 @@ so they make no temporaries and run their kernel directly, without an op scope.
 
 from __future__ import annotations
 
-from .. import kernel_names_optimizers as ko
+from ..kernel_names import optimizers as ko
 from ..tensor import Tensor
 from ._op import run_kernel
 

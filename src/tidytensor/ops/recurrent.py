@@ -1,5 +1,5 @@
 """The fused recurrent layers' ops (family ``recurrent``): kernel names in
-``kernel_names_recurrent.py``, kernels in ``backends/xp_kernels/recurrent.py``, gradients in
+``kernel_names/recurrent.py``, kernels in ``backends/xp_kernels/recurrent.py``, gradients in
 ``gradients/recurrent.py``.
 
 Internal ops, not exported as ``tf.*``: ``layers/recurrent.py`` calls one when its cell can
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import kernel_names_recurrent as kr
+from ..kernel_names import recurrent as kr
 from ..tensor import Tensor
 from ._op import op, run_kernel
 

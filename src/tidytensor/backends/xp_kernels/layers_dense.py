@@ -1,4 +1,4 @@
-"""The fused Dense layer (``kernel_names_layers_dense.py``).
+"""The fused Dense layer (``kernel_names/layers_dense.py``).
 
 Each kernel calls the very kernels TF.js's ops would run, in the same order on arrays of
 the same values, so its results are the unfused ops' bits:
@@ -12,7 +12,7 @@ the same values, so its results are the unfused ops' bits:
 
 from __future__ import annotations
 
-from ... import kernel_names_layers_dense as kd
+from ...kernel_names import layers_dense as kd
 from .arithmetic import multiply
 from .basic_math import step
 from .matrices import batch_mat_mul

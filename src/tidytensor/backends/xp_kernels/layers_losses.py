@@ -1,4 +1,4 @@
-"""Fused Layers losses (``kernel_names_layers_losses.py``).
+"""Fused Layers losses (``kernel_names/layers_losses.py``).
 
 Each kernel is the composition of the very kernels TF.js's ops would run, called in the
 same order on the same arrays, so its results are the unfused ops' bits:
@@ -14,7 +14,7 @@ logits ``x = log(c / (1 - c))`` of ``c = clip(o, eps, 1 - eps)`` and
 
 from __future__ import annotations
 
-from ... import kernel_names_layers_losses as kl
+from ...kernel_names import layers_losses as kl
 from .arithmetic import add, multiply, real_div, sub
 from .basic_math import abs_, clip_by_value, exp, log, log1p, neg, relu, square, step
 from .reduction import mean, sum_

@@ -1,4 +1,4 @@
-"""Fused ``tf.losses`` kernels (``kernel_names_losses.py``).
+"""Fused ``tf.losses`` kernels (``kernel_names/losses.py``).
 
 ``softmaxCrossEntropyWithLogits`` (the per-example loss of ``tf.losses.softmaxCrossEntropy``)
 calls the very kernels TF.js's ops run, in their order, so its results are their bits:
@@ -10,7 +10,7 @@ Sum). Its gradient is TF.js's custom one, ``dy * (labels - exp(logResult))`` for
 
 from __future__ import annotations
 
-from ... import kernel_names_losses as kl
+from ...kernel_names import losses as kl
 from .arithmetic import add, multiply, sub
 from .basic_math import exp, log, neg
 from .reduction import max_, sum_

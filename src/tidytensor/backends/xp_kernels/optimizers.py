@@ -1,4 +1,4 @@
-"""Fused optimizer updates (``kernel_names_optimizers.py``): one kernel per variable doing
+"""Fused optimizer updates (``kernel_names/optimizers.py``): one kernel per variable doing
 exactly the elementwise float32 arithmetic of the optimizer's TF.js ops, in their order.
 
 Each TF.js op rounds its result to float32, and so does each step here (NumPy float32
@@ -8,7 +8,7 @@ the steps write into the outputs and one scratch array instead of a new array pe
 
 from __future__ import annotations
 
-from ... import kernel_names_optimizers as ko
+from ...kernel_names import optimizers as ko
 
 __all__ = ["KERNELS"]
 

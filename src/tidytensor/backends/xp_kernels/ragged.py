@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError
+from ...js_numbers import js_store
 
 _INT32_MAX = 2147483647
 
@@ -170,8 +171,6 @@ def ragged_range(starts, limits, deltas, *, xp):
     if seq.shape[0] < n_vals:
         seq = np.concatenate([seq, np.zeros(n_vals - seq.shape[0])])
     if dtype == np.int32:
-        from ...tensor_util import js_store
-
         values = js_store(seq, "int32")
     else:
         values = seq.astype(dtype)

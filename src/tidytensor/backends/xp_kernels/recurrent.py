@@ -25,7 +25,7 @@ import sys
 import threading
 from collections import OrderedDict
 
-from ... import kernel_names_recurrent as kr
+from ...kernel_names import recurrent as kr
 
 __all__ = ["KERNELS", "clear_buffer_pool"]
 

@@ -1,4 +1,4 @@
-"""Every kernel name, spelled as TF and TF.js spell it.
+"""TF.js's kernel names, spelled as TF and TF.js spell them (re-exported by ``kernel_names``).
 
 Ops, gradients and backend kernels meet only through these names. Each comment lists the
 kernel's inputs in the positional order ``run_kernel`` takes them, then its attrs.

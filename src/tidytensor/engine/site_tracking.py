@@ -1,7 +1,7 @@
 """The engine's site tracking: which line of the user's code created or disposed a tensor,
 for error messages and leak reports.
 
-``SiteTracking`` is mixed into ``Engine`` (``engine.py``). Ops record their creation site
+``SiteTracking`` is mixed into ``Engine`` (``core.py``). Ops record their creation site
 themselves (``Engine.make_op``); this module holds what library code and disposals ask for:
 ``pin_site`` (one site for every op of a library call), ``dispose_site`` and the note a
 scope's end leaves on the tensors it disposed.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import sites
-from .engine_state import Scope, ScopeContext, _get_context
+from .. import sites
+from .state import Scope, ScopeContext, _get_context, current_context
 
 
 class SiteTracking:
@@ -48,8 +48,6 @@ class _PinnedSite:
         self.engine = engine
 
     def __enter__(self) -> None:
-        from .engine import current_context  # makes the thread's scope stack on first use
-
         ctx: ScopeContext = current_context()
         self.ctx = ctx
         self.pinned = ctx.site is None and self.engine.track_sites

@@ -2,15 +2,17 @@
 
 This reproduces TF.js's ``engine.ts`` semantics exactly (catalog §1): three counters
 (``num_tensors``, ``num_data_buffers``, ``num_bytes``), a scope stack with tidy/keep,
-one scope per op, and a kernel registry keyed by backend. The per-op path
-(``run_kernel`` and ``_make_tensor``) is plain Python kept as short as possible.
+one scope per op, and a kernel registry keyed by backend. The per-op path (``make_op``'s
+wrappers, ``run_kernel``, ``_dispatch`` — the one route of every kernel call — and
+``_make_tensor``) is plain Python kept as short as possible; what watches kernel calls
+(tape, profile, debug mode, leak detector) hooks into ``_dispatch`` through ``watch.py``.
 
-The cold parts of ``Engine`` are mixed in from sibling modules: ``engine_backends``
-(backend registry, kernel table), ``engine_memory`` (memory limit, ``tf.memory()``, leaked
-handles), ``engine_variables``, ``engine_profiling`` (``tf.profile``, ``tf.time``, debug
-mode), ``engine_sites`` (user sites for library calls and disposals) and
-``engine_kernel_errors`` (a failing kernel). ``engine_state`` holds the scope stacks and
-counters, ``engine_records`` the records handed out; this module re-exports their names.
+The cold parts of ``Engine`` are mixed in from sibling modules: ``backend_registry``
+(backend registry, kernel table), ``memory`` (memory limit, ``tf.memory()``, leaked
+handles), ``variables``, ``profiling`` (``tf.profile``, ``tf.time``, debug mode),
+``site_tracking`` (user sites for library calls and disposals) and ``kernel_errors`` (a
+failing kernel). ``state`` holds the scope stacks and counters, ``records`` the records
+handed out.
 """
 
 from __future__ import annotations
@@ -18,81 +20,36 @@ from __future__ import annotations
 import inspect
 import sys
 import threading
-import time as _time
 from collections.abc import Callable
 from typing import Any
 
-from . import kernel_registry, sites
-from . import tensor as _tensor_module
-from .dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
-from .engine_backends import BackendRegistry
-from .engine_kernel_errors import KernelErrors
-from .engine_memory import MemoryAccounting
-from .engine_profiling import Profiling, _check_finite
-from .engine_records import (
-    KernelProfile,
-    LeakedTensor,
-    MemoryInfo,
-    ProfileInfo,
-    ScopeEvent,
-    TimingInfo,
-)
-from .engine_sites import SiteTracking
-from .engine_state import (
+from .. import kernel_registry, sites
+from .. import tensor as _tensor_module
+from ..dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
+from ..errors import ArgumentTypeError, TidyTensorError
+from ..tensor import Tensor, Variable, disposed_error, new_handle
+from .backend_registry import BackendRegistry
+from .kernel_errors import KernelErrors
+from .memory import MemoryAccounting
+from .profiling import Profiling
+from .site_tracking import SiteTracking
+from .state import (
     EngineState,
     Scope,
     ScopeContext,
     _get_context,
     _logical_bytes,
     _scope_context,
-    _tensor_ids,
+    current_context,
 )
-from .engine_variables import VariableRegistry
-from .errors import ArgumentTypeError, KernelLeakError, TidyTensorError
-from .tensor import Tensor, Variable, disposed_error
+from .variables import VariableRegistry
+from .watch import KernelWatch
 
-__all__ = [
-    "ENGINE",
-    "Engine",
-    "EngineState",
-    "KernelProfile",
-    "LeakedTensor",
-    "MemoryInfo",
-    "ProfileInfo",
-    "Scope",
-    "ScopeContext",
-    "ScopeEvent",
-    "TimingInfo",
-    "current_context",
-    "new_context",
-    "restore_context",
-    "tensors_in",
-]
+__all__ = ["ENGINE", "Engine", "tensors_in"]
 
 #: A plain function without these flags is neither a coroutine function nor an async generator
 #: function: tidy checks them before asking ``inspect`` (which costs 2 us per call).
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE | inspect.CO_ASYNC_GENERATOR
-_new_tensor = object.__new__
-#: The code object shared by every op wrapper (to find the running op when reporting errors).
-_OP_WRAPPER_CODE: Any = None
-
-
-def current_context() -> ScopeContext:
-    """This thread's (or task's) scope stack, made on first use."""
-    ctx = _get_context(None)
-    if ctx is None:
-        ctx = ScopeContext()
-        _scope_context.set(ctx)
-    return ctx
-
-
-def new_context(active: Scope | None) -> Any:
-    """Gives the current task a fresh scope stack above ``active``; returns the reset token."""
-    return _scope_context.set(ScopeContext(active))
-
-
-def restore_context(token: Any) -> None:
-    _scope_context.reset(token)
 
 
 class Engine(
@@ -114,10 +71,9 @@ class Engine(
         #: The kernels that ops made with ``fast_kernel`` run (the shortcuts above are bound
         #: for these only).
         self._fast_kernel_names: set[str] = set()
-        #: True when kernels must go through the instrumented path (profiling, tape, checks).
+        #: True while something watches kernel calls (profiling, a tape, debug mode, the
+        #: leak detector): ``_dispatch`` then runs each kernel under a ``KernelWatch``.
         self._slow = False
-        #: True when a gradient tape is the only reason for the instrumented path.
-        self._only_taping = False
         self.check_kernel_leaks = False
         self.memory_limit: int | None = None
         self.warn_leaks = True
@@ -164,13 +120,6 @@ class Engine(
             if state.buffer_bytes > state.byte_limit:
                 self._over_budget(data_id, shape, dtype)
             state.num_data_buffers += 1
-        t = _new_tensor(Tensor)  # Tensor.__init__ written out: this is the per-op hot path
-        t.id = next(_tensor_ids)
-        t.data_id = data_id
-        t._shape = shape
-        t.dtype = dtype
-        t.kept = False
-        t._disposed = False
         state.num_tensors += 1
         if dtype != COMPLEX64:
             # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
@@ -183,15 +132,13 @@ class Engine(
                 state.num_string_tensors += 1
         if ctx is None:
             ctx = _get_context(None) or current_context()
-        scope = ctx.active
-        if scope is not None:
-            scope.track.append(t)
-            t.scope_id = scope.id
-        else:
-            t.scope_id = None
         if site is None and self.track_sites:
             site = ctx.site or sites.user_site(2)
-        t._site = site
+        scope = ctx.active
+        if scope is None:
+            return new_handle(Tensor, data_id, shape, dtype, None, site)
+        t = new_handle(Tensor, data_id, shape, dtype, scope.id, site)
+        scope.track.append(t)
         return t
 
     def read_sync(self, t: Tensor, op_name: str) -> Any:
@@ -224,6 +171,20 @@ class Engine(
             if live > state.peak_bytes:
                 state.peak_bytes = live
             state.buffer_bytes = live - data_id.nbytes
+
+    def dispose(self, container: Any) -> None:
+        """Disposes a tensor, a variable, or every tensor in a nested container
+        (``tf.dispose``)."""
+        site = None
+        for t in tensors_in(container):
+            if t._disposed:
+                continue
+            if site is None:  # the pinned site, else one walk to the user's frame
+                site = self.dispose_site()
+            if isinstance(t, Variable):
+                self.dispose_variable(t, site)
+            else:
+                self.dispose_tensor(t, site)
 
     def keep(self, result: Any) -> Any:
         for t in tensors_in(result):
@@ -399,15 +360,14 @@ class Engine(
             return result
 
         if fast_kernel is None:
-            global _OP_WRAPPER_CODE
-            _OP_WRAPPER_CODE = op_wrapper.__code__
+            self._op_wrapper_code = op_wrapper.__code__
             return op_wrapper
         if fast_kernel not in self._fast_kernel_names:
             self._fast_kernel_names.add(fast_kernel)
             if self._backend is not None:  # an op made after the backend started
                 self._rebuild_kernel_table(setup=False)
 
-        run_checked = self._run_checked
+        dispatch = self._dispatch
         make_tensor = self._make_tensor
 
         def fast_op_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -452,13 +412,13 @@ class Engine(
                         if rec is not None:
                             return make_tensor(rec, rec.shape, rec.dtype, backend, ctx, site)
                 if ctx.site is not None or site is None:
-                    return run_checked(fast_kernel, args, None)
+                    return dispatch(fast_kernel, args, None)
             elif ctx.site is not None or site is None:
                 return op_wrapper(*args, **kwargs)
             # Pin the caller's site for the call (op_wrapper's own lookup would find this frame).
             ctx.site = site
             try:
-                return run_checked(fast_kernel, args, None) if ok else op_wrapper(*args, **kwargs)
+                return dispatch(fast_kernel, args, None) if ok else op_wrapper(*args, **kwargs)
             finally:
                 ctx.site = None
 
@@ -489,124 +449,55 @@ class Engine(
         for t in inputs:
             if t._disposed or t.data_id.backend is not backend:
                 self._check_input(t, kernel_name, backend)
-        return self._run_checked(kernel_name, inputs, attrs)
+        return self._dispatch(kernel_name, inputs, attrs)
 
-    def _run_checked(self, kernel_name: str, inputs: tuple, attrs: dict | None) -> Any:
-        """``run_kernel`` once its inputs are known to be live on the active backend."""
+    def _dispatch(self, kernel_name: str, inputs: tuple, attrs: dict | None) -> Any:
+        """The one route of every kernel call: eager ops, gradients, the tape's own kernels,
+        profiled and debugged calls alike. The active backend's kernel runs (rerun quietly or
+        wrapped in a ``KernelError`` when it fails), its output records become new handles
+        (a Tensor, or a list for a list), and while something watches kernels (``_slow``: a
+        gradient tape, ``tf.profile``, debug mode, the leak detector) a ``KernelWatch`` runs
+        the kernel and then hands the call to the watchers. Inputs must be live on the active
+        backend (``run_kernel`` checks them)."""
         kernel = self._kernels.get(kernel_name)
         if kernel is None:
             kernel = self._missing_kernel(kernel_name)
         backend = self._backend
+        watch = None
         if self._slow:
-            return self._run_kernel_instrumented(kernel_name, kernel, inputs, attrs)
+            kernel = watch = KernelWatch(self, kernel_name, kernel)
         try:
             out = kernel(inputs, attrs)
         except TidyTensorError:
             raise
         except Exception as exc:
             out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
-        tout = type(out)  # _adopt written out: the per-op hot path
-        if tout is tuple:
-            return self._make_tensor(out[0], out[1], out[2], backend)
-        if tout is not list:
-            return self._make_tensor(out, out.shape, out.dtype, backend)
-        return [self._make_tensor(*_info(o), backend) for o in out]
-
-    def _adopt(self, out: Any, backend: Any) -> Any:
-        """A kernel's output record(s) as new handle(s): a Tensor, or a list for a list."""
+        # A kernel returns a fresh buffer record, a (data_id, shape, dtype) view of an
+        # existing buffer, or a list of those.
         tout = type(out)
-        if tout is tuple:  # a view of an existing buffer
-            return self._make_tensor(out[0], out[1], out[2], backend)
-        if tout is not list:  # a fresh buffer record
-            return self._make_tensor(out, out.shape, out.dtype, backend)
-        return [self._make_tensor(*_info(o), backend) for o in out]
+        if tout is tuple:
+            result = self._make_tensor(out[0], out[1], out[2], backend)
+        elif tout is not list:
+            result = self._make_tensor(out, out.shape, out.dtype, backend)
+        else:
+            make = self._make_tensor
+            result = [
+                make(o[0], o[1], o[2], backend)
+                if type(o) is tuple
+                else make(o, o.shape, o.dtype, backend)
+                for o in out
+            ]
+        if watch is not None:
+            watch.finish(inputs, result, attrs)
+        return result
 
     def update_mode(self) -> None:
-        """Recomputes whether kernels take the instrumented path."""
+        """Recomputes whether something watches kernel calls (``_dispatch``'s watch)."""
         state = self.state
         watched = bool(state.profiling or self.check_kernel_leaks or self.debug_mode)
         self._slow = watched or state.taping > 0
-        self._only_taping = self._slow and not watched
 
-    def _call_kernel(self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any) -> Any:
-        ctx = current_context()
-        ctx.kernel_depth += 1
-        try:
-            return kernel(inputs, attrs)
-        except TidyTensorError:
-            raise
-        except Exception as exc:
-            return self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
-        finally:
-            ctx.kernel_depth -= 1
-
-    def _run_kernel_instrumented(
-        self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
-    ) -> Any:
-        if self._only_taping:
-            return self._run_kernel_taped(kernel_name, kernel, inputs, attrs)
-        state = self.state
-        backend = self._backend
-        bytes_before, tensors_before = state.num_bytes, state.num_tensors
-        start = _time.perf_counter()
-        if self.check_kernel_leaks:
-            # The detector compares the backend's global buffer count around the kernel:
-            # no other thread may make buffers meanwhile (they take the lock to write).
-            with self._leak_check_lock:
-                before_ids = backend.num_data_ids()
-                out = self._call_kernel(kernel_name, kernel, inputs, attrs)
-                infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
-                new_ids = sum(1 for o in infos if o[0].refs == 1)
-                leaked = backend.num_data_ids() - before_ids - new_ids
-            if leaked > 0:
-                raise KernelLeakError(
-                    f"Backend '{self.backend_name}' has an internal memory leak ({leaked} data ids) "
-                    f"after running '{kernel_name}'"
-                )
-        else:
-            out = self._call_kernel(kernel_name, kernel, inputs, attrs)
-            infos = [_info(o) for o in out] if type(out) is list else [_info(out)]
-        elapsed_ms = (_time.perf_counter() - start) * 1000.0
-        ctx = current_context()
-        outputs = [self._make_tensor(o[0], o[1], o[2], backend) for o in infos]
-        if self.debug_mode:
-            _check_finite(kernel_name, outputs, inputs, backend)
-        if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and self.record_tape is not None:
-            # Before the profile entry: as in TF.js, the kernel's entry comes after those of
-            # the Identity clones its gradient saves, and counts them.
-            self.record_tape(kernel_name, inputs, outputs, attrs)
-        if state.profiling:
-            scope = current_context().active
-            state.profile_kernels.append(
-                KernelProfile(
-                    name=kernel_name,
-                    bytes_added=state.num_bytes - bytes_before,
-                    total_bytes_snapshot=state.num_bytes,
-                    tensors_added=state.num_tensors - tensors_before,
-                    total_tensors_snapshot=state.num_tensors,
-                    input_shapes=[list(t._shape) for t in inputs],
-                    output_shapes=[list(t._shape) for t in outputs],
-                    kernel_time_ms=elapsed_ms,
-                    extra_info="",
-                    scope=scope.name if scope is not None else None,
-                    scope_id=scope.id if scope is not None else None,
-                    start_time=start,
-                )
-            )
-        return outputs if type(out) is list else outputs[0]
-
-    def _run_kernel_taped(
-        self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any
-    ) -> Any:
-        """``_run_kernel_instrumented`` when a gradient tape is all that watches kernels."""
-        result = self._adopt(self._call_kernel(kernel_name, kernel, inputs, attrs), self._backend)
-        ctx = current_context()
-        if ctx.gradient_depth > 0 and ctx.kernel_depth == 0:
-            outputs = result if type(result) is list else [result]
-            self.record_tape(kernel_name, inputs, outputs, attrs)
-        return result
-
-    #: Set by the autodiff module: records a kernel call on the active tape.
+    #: Set by ``engine.recording``: records a kernel call on the active tape.
     record_tape: Callable | None = None
 
     # ================================================================ lifecycle
@@ -624,11 +515,6 @@ class Engine(
         self._kernels = {}
         _scope_context.set(ScopeContext())
         self.update_mode()
-
-
-def _info(out: Any) -> tuple:
-    """A kernel output as ``(data_id, shape, dtype)``."""
-    return out if type(out) is tuple else (out, out.shape, out.dtype)
 
 
 def tensors_in(container: Any) -> list[Tensor]:

@@ -1,9 +1,9 @@
 """The engine's profiling: ``tf.profile`` (kernel calls and scope events with their memory
 snapshots), ``tf.time``, and debug mode's check for NaN/Infinity in kernel results.
 
-``Profiling`` is mixed into ``Engine`` (``engine.py``). While ``state.profiling`` is on,
-kernels take the engine's instrumented path, which appends the ``KernelProfile`` entries;
-the scope functions call ``_record_scope_event``.
+``Profiling`` is mixed into ``Engine`` (``core.py``). While ``state.profiling`` is on,
+kernels run under the dispatch route's ``KernelWatch`` (``watch.py``), which appends the
+``KernelProfile`` entries; the scope functions call ``_record_scope_event``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import sites
-from .engine_records import ProfileInfo, ScopeEvent, TimingInfo
-from .engine_state import Scope
-from .tensor import Tensor
+from .. import sites
+from ..tensor import Tensor
+from .records import ProfileInfo, ScopeEvent, TimingInfo
+from .state import Scope
 
 
 class Profiling:

@@ -4,7 +4,7 @@ TF.js runs an LSTM, GRU or SimpleRNN layer as dozens of small kernels per time s
 Layers API here runs the whole sequence of a standard cell as one kernel (input projection,
 time loop, masking and recurrent dropout included) and its backward pass as one more, so the
 gradient tape holds one node per layer call. The names carry a ``Tidy`` prefix so they never
-collide with TF.js's kernel names in ``kernel_names.py``. Family ``recurrent``: ops
+collide with TF.js's kernel names in ``kernel_names/tfjs.py``. Family ``recurrent``: ops
 ``ops/recurrent.py``, kernels ``backends/xp_kernels/recurrent.py``, gradients
 ``gradients/recurrent.py``.
 

@@ -6,7 +6,7 @@ nothing watches kernels one by one (no ``tf.profile``, no nested gradient call t
 differentiate the gradient itself), tidytensor runs the same arithmetic, in the same order
 and precision, as one forward kernel and one gradient kernel: bit-identical results with far
 less per-op work. Names carry a ``Tidy`` prefix so they never collide with TF.js's kernel
-names in ``kernel_names.py``. Family ``losses``: op ``ops/losses.py``, kernels
+names in ``kernel_names/tfjs.py``. Family ``losses``: op ``ops/losses.py``, kernels
 ``backends/xp_kernels/losses.py``, gradient ``gradients/losses.py``.
 """
 

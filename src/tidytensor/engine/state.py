@@ -2,23 +2,20 @@
 task, kept in a context variable) and ``EngineState``, the counters and records that
 ``engine.reset()`` throws away.
 
-Plain data: the engine (``engine.py``) does all the work on these objects, and
+Plain data: the engine (``core.py``) does all the work on these objects, and
 ``engine.current_context()`` makes a thread's ``ScopeContext`` on first use.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from contextvars import ContextVar
+from typing import Any
 
-from . import sites
-from .dtypes import BYTES_PER_ELEMENT
-from .engine_records import KernelProfile, LeakedTensor, ScopeEvent
-from .tensor import Tensor, Variable
-
-#: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
-_tensor_ids = itertools.count()
+from .. import sites
+from ..dtypes import BYTES_PER_ELEMENT
+from ..tensor import Tensor, Variable
+from .records import KernelProfile, LeakedTensor, ScopeEvent
 
 
 def _logical_bytes(shape: tuple[int, ...], dtype: str) -> int:
@@ -66,6 +63,24 @@ _scope_context: ContextVar[ScopeContext] = ContextVar("tidytensor_scopes")
 _get_context = _scope_context.get
 
 
+def current_context() -> ScopeContext:
+    """This thread's (or task's) scope stack, made on first use."""
+    ctx = _get_context(None)
+    if ctx is None:
+        ctx = ScopeContext()
+        _scope_context.set(ctx)
+    return ctx
+
+
+def new_context(active: Scope | None) -> Any:
+    """Gives the current task a fresh scope stack above ``active``; returns the reset token."""
+    return _scope_context.set(ScopeContext(active))
+
+
+def restore_context(token: Any) -> None:
+    _scope_context.reset(token)
+
+
 def _context_or_fresh() -> ScopeContext:
     """The calling thread's (or task's) scope stack; a fresh, uninstalled one (nothing open)
     when it has none yet (``engine.current_context`` installs one)."""
@@ -109,7 +124,7 @@ class EngineState:
         #: Handles garbage-collected undisposed (TF.js would leak them silently).
         self.leaked: list[LeakedTensor] = []
         self.next_scope_id = 0
-        #: Gradient calls running in any thread: while > 0, kernels take the instrumented path
+        #: Gradient calls running in any thread: while > 0, kernels run under a ``KernelWatch``
         #: (which records them only for the calling thread's own tape).
         self.taping = 0
         self.profiling = False

@@ -2,7 +2,7 @@
 a floating-point warning the user made an error, else wrapped in a ``KernelError``), and the
 name of the op the user called, for error messages.
 
-``KernelErrors`` is mixed into ``Engine`` (``engine.py``); nothing here runs unless a kernel
+``KernelErrors`` is mixed into ``Engine`` (``core.py``); nothing here runs unless a kernel
 fails or an error message is being written.
 """
 
@@ -12,11 +12,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .errors import KernelError, TidyTensorError
+from ..errors import KernelError, TidyTensorError
 
 
 class KernelErrors:
     """Kernel failure handling (mixed into ``Engine``)."""
+
+    #: The code object shared by every op wrapper (``Engine.make_op`` sets it): finds the
+    #: running op when reporting errors.
+    _op_wrapper_code: Any = None
 
     def _kernel_retry(
         self, kernel_name: str, kernel: Callable, inputs: tuple, attrs: Any, exc: Exception
@@ -44,12 +48,11 @@ class KernelErrors:
     def _op_name(self, kernel_name: str) -> str:
         """The op the user called: the outermost running op wrapper (read from the call
         stack, on the error path only)."""
-        from .engine import _OP_WRAPPER_CODE  # set by Engine.make_op
-
+        wrapper_code = self._op_wrapper_code
         name = None
         frame = sys._getframe(1)
         while frame is not None:
-            if frame.f_code is _OP_WRAPPER_CODE:
+            if frame.f_code is wrapper_code:
                 name = frame.f_locals["name"][:-4]
             frame = frame.f_back
         return name or kernel_name

@@ -6,7 +6,7 @@ otherwise); under a tape their gradients are a dozen more kernels. When nothing 
 kernels one by one (no ``tf.profile``, no nested gradient call), tidytensor runs the same
 float32 arithmetic in the same order as one forward kernel and one gradient kernel per
 input: bit-identical values and gradients with far less per-op work. Names carry a ``Tidy``
-prefix so they never collide with TF.js's kernel names in ``kernel_names.py``. Family
+prefix so they never collide with TF.js's kernel names in ``kernel_names/tfjs.py``. Family
 ``layers_dense``: op ``ops/layers_dense.py``, kernels ``backends/xp_kernels/layers_dense.py``,
 gradients ``gradients/layers_dense.py``.
 """

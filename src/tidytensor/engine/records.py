@@ -1,13 +1,14 @@
 """Plain records the engine hands out: ``tf.memory()``'s and ``tf.time()``'s results,
 ``tf.profile``'s result with its kernel calls and scope events, and what is left of a leaked
-tensor. No engine logic lives here."""
+tensor, and a profile's ``timeline`` of events (which ``tidytensor.viz`` draws). No engine
+logic lives here."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
-from .dtypes import BYTES_PER_ELEMENT, COMPLEX64
+from ..dtypes import BYTES_PER_ELEMENT, COMPLEX64
 
 __all__ = [
     "KernelProfile",
@@ -15,7 +16,9 @@ __all__ = [
     "MemoryInfo",
     "ProfileInfo",
     "ScopeEvent",
+    "TimelineEvent",
     "TimingInfo",
+    "timeline",
 ]
 
 
@@ -145,9 +148,7 @@ class ProfileInfo:
     @property
     def timeline(self) -> list:
         """Kernel calls and scope boundaries in order, with times and the live totals after
-        each (``tidytensor.viz.TimelineEvent``); ``tidytensor.viz.memory_timeline`` draws it."""
-        from .viz import timeline
-
+        each (``TimelineEvent``); ``tidytensor.viz.memory_timeline`` draws it."""
         return timeline(self)
 
     def __repr__(self) -> str:
@@ -159,3 +160,84 @@ class ProfileInfo:
 
 class TimingInfo(MemoryInfo):
     """``tf.time(fn)``'s result: ``kernel_ms`` and ``wall_ms``."""
+
+
+class TimelineEvent(NamedTuple):
+    """One step of a profile's timeline.
+
+    ``kind`` is ``'kernel'``, or ``'scope_start'`` / ``'scope_end'`` where the engine records
+    scope boundaries. Times are milliseconds from the start of the profile; ``bytes`` and
+    ``tensors`` are the live totals (``tf.memory()``'s ``num_bytes`` and ``num_tensors``)
+    right after the event; ``scope`` is the innermost scope open during it.
+    """
+
+    index: int
+    kind: str
+    name: str
+    start_ms: float
+    end_ms: float
+    bytes: int
+    tensors: int
+    scope: str | None
+    scope_id: int | None = None
+
+
+def timeline(profile: Any) -> list[TimelineEvent]:
+    """The events of a ``tf.profile(...)`` result, in order.
+
+    Kernel times come from the engine's clock where the profile recorded it (kernel
+    ``start_time`` and the profile's ``start_time``); otherwise each kernel is taken to start
+    when the previous one ended (cumulative kernel time). Scope boundaries are included
+    where the profile recorded them (``scope_events``).
+    """
+    kernels = list(getattr(profile, "kernels", None) or [])
+    t0 = getattr(profile, "start_time", None)
+    timed = t0 is not None and all(getattr(k, "start_time", None) is not None for k in kernels)
+    raw: list[tuple[float, int, TimelineEvent]] = []
+    clock = 0.0
+    for n, k in enumerate(kernels):
+        if timed:
+            start = (k.start_time - t0) * 1000.0
+        else:
+            start = clock
+        end = start + float(k.kernel_time_ms)
+        clock = end
+        event = TimelineEvent(
+            0,
+            "kernel",
+            k.name,
+            start,
+            end,
+            int(k.total_bytes_snapshot),
+            int(k.total_tensors_snapshot),
+            _scope_name(k),
+            getattr(k, "scope_id", None),
+        )
+        raw.append((end, n, event))
+    if timed:
+        for n, s in enumerate(getattr(profile, "scope_events", None) or []):
+            at = (s.time - t0) * 1000.0
+            event = TimelineEvent(
+                0,
+                "scope_" + s.kind,
+                s.name,
+                at,
+                at,
+                int(s.total_bytes_snapshot),
+                int(s.total_tensors_snapshot),
+                s.name,
+                s.scope_id,
+            )
+            raw.append((at, len(kernels) + n, event))
+        raw.sort(key=lambda item: (item[0], item[1]))
+    return [event._replace(index=i) for i, (_, _, event) in enumerate(raw)]
+
+
+def _scope_name(k: Any) -> str | None:
+    """The scope a kernel ran in; None outside any scope (the engine collects a top-level
+    op's temporaries in a private scope with a negative id)."""
+    scope_id = getattr(k, "scope_id", None)
+    if scope_id is not None and scope_id < 0:
+        return None
+    name = getattr(k, "scope", None)
+    return None if name == "top-level op" else name

@@ -6,7 +6,7 @@ runs the same arithmetic, in the same order and precision, as one kernel per var
 results are bit-identical and the tensor counts after the step are the same, with far fewer
 temporaries during it. Under ``tf.profile`` the optimizers run TF.js's kernels, so the
 profile lists what TF.js's would. Names carry a ``Tidy`` prefix so they never collide with
-TF.js's kernel names in ``kernel_names.py``. Family ``optimizers``: op ``ops/optimizers.py``,
+TF.js's kernel names in ``kernel_names/tfjs.py``. Family ``optimizers``: op ``ops/optimizers.py``,
 kernel ``backends/xp_kernels/optimizers.py`` (no gradient).
 """
 

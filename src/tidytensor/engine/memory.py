@@ -2,7 +2,7 @@
 error (with the largest live tensors), the peak of live bytes, and leaked handles (tensors
 garbage-collected undisposed).
 
-``MemoryAccounting`` is mixed into ``Engine`` (``engine.py``), which does the counting itself
+``MemoryAccounting`` is mixed into ``Engine`` (``core.py``), which does the counting itself
 on the per-op path (``_make_tensor``, ``dispose_tensor``); this module only reads, limits and
 reports those counters, off that path.
 """
@@ -14,10 +14,10 @@ import math
 import warnings
 from typing import Any
 
-from . import sites
-from .engine_records import LeakedTensor, MemoryInfo
-from .errors import ResourceExhaustedError
-from .tensor import Tensor
+from .. import sites
+from ..errors import ResourceExhaustedError
+from ..tensor import Tensor
+from .records import LeakedTensor, MemoryInfo
 
 
 class MemoryAccounting:

@@ -1,6 +1,6 @@
 """The engine's variables: making, naming, assigning and disposing ``tf.Variable`` handles.
 
-``VariableRegistry`` is mixed into ``Engine`` (``engine.py``). A variable is one more handle
+``VariableRegistry`` is mixed into ``Engine`` (``core.py``). A variable is one more handle
 on a buffer, counted like a tensor but never tracked by a scope; the engine's
 ``state.registered_variables`` maps names to the live variables.
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from . import sites
-from .dtypes import COMPLEX64, STRING
-from .engine_state import _logical_bytes, _tensor_ids
-from .errors import ArgumentTypeError, VariableExistsError
-from .tensor import Tensor, Variable, disposed_error, init_handle
+from .. import sites
+from ..dtypes import COMPLEX64, STRING
+from ..errors import ArgumentTypeError, DTypeError, VariableExistsError
+from ..kernel_names import CAST
+from ..tensor import Tensor, Variable, disposed_error, new_handle
+from .state import _logical_bytes
 
 #: Names of variables made without one.
 _variable_ids = itertools.count()
@@ -38,12 +39,13 @@ class VariableRegistry:
         if name in registered:
             raise VariableExistsError(f"Variable with name {name} was already registered")
         if dtype is not None and dtype != initial_value.dtype:
-            from .ops.transformations import cast
-
-            initial_value = cast(initial_value, dtype)
-        v = Variable.__new__(Variable)
-        init_handle(
-            v, initial_value._shape, initial_value.dtype, initial_value.data_id, next(_tensor_ids)
+            # tf.cast's kernel, run here (the engine sits below the ops): the cast handle is
+            # a temporary of the active scope, as it is inside the op.
+            if (dtype == STRING) != (initial_value.dtype == STRING):
+                raise DTypeError("Only strings can be casted to strings")
+            initial_value = self.run_kernel(CAST, (initial_value,), {"dtype": dtype})
+        v = new_handle(
+            Variable, initial_value.data_id, initial_value._shape, initial_value.dtype, None, None
         )
         v.name = name
         v.trainable = trainable

@@ -6,7 +6,7 @@ its gradient from two dozen more. When nothing watches kernels one by one (no
 tidytensor runs the same arithmetic, in the same order and precision, as one forward
 kernel and one gradient kernel: bit-identical results with far less per-op work. Names
 carry a ``Tidy`` prefix so they never collide with TF.js's kernel names in
-``kernel_names.py``. Family ``layers_losses``: op ``ops/layers_losses.py``, kernels
+``kernel_names/tfjs.py``. Family ``layers_losses``: op ``ops/layers_losses.py``, kernels
 ``backends/xp_kernels/layers_losses.py``, gradients ``gradients/layers_losses.py``.
 """
 

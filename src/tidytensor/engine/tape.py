@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import GradientError
-from .tensor import Tensor
+from ..errors import GradientError
+from ..kernel_names import tfjs as kernel_names_tfjs
+from ..tensor import Tensor
 
 
 class TapeNode:
@@ -128,13 +129,12 @@ _INPUT_NAMES: dict[str, list[str]] | None = None
 
 
 def _input_name(kernel_name: str, i: int) -> str:
-    """The kernel's i-th input name, read from kernel_names.py's comments (error path only)."""
+    """The kernel's i-th input name, read from ``kernel_names/tfjs.py``'s comments (error path
+    only)."""
     global _INPUT_NAMES
     if _INPUT_NAMES is None:
-        from . import kernel_names
-
         _INPUT_NAMES = {}
-        with open(kernel_names.__file__, encoding="utf-8") as f:
+        with open(kernel_names_tfjs.__file__, encoding="utf-8") as f:
             source = f.read()
         for name, inputs in re.findall(r'= "(\w+)"  # inputs: ([^;\n]+)', source):
             _INPUT_NAMES[name] = [s.strip() for s in inputs.split(",")]

@@ -50,6 +50,7 @@ __all__ = [
     "convert_to_tensor",
     "convert_to_tensor_array",
     "fill_buffer",
+    "fill_buffer_by",
     "filled_tensor",
     "host_tensor",
     "infer_dtype",
@@ -525,6 +526,20 @@ def convert_to_tensor_array(
     return [
         convert_to_tensor(x, f"{arg_name}[{i}]", op_name, parse_as_dtype) for i, x in enumerate(xs)
     ]
+
+
+#: Values drawn per step by ``fill_buffer_by``: its float64 temporaries stay under 1 MiB.
+FILL_CHUNK = 1 << 16
+
+
+def fill_buffer_by(buf: Any, take: Any) -> Any:
+    """``fill_buffer`` with the values of ``take(n)`` (float64, the next ``n`` of a stream),
+    drawn ``FILL_CHUNK`` at a time straight into the buffer; returns ``buf``."""
+    target = buf.values.reshape(-1)
+    for start in range(0, buf.size, FILL_CHUNK):
+        stop = min(start + FILL_CHUNK, buf.size)
+        target[start:stop] = js_store(take(stop - start), buf.dtype, np, bool_mode="uint8")
+    return buf
 
 
 def fill_buffer(buf: Any, values: Any) -> Any:

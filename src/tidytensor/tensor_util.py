@@ -51,6 +51,7 @@ __all__ = [
     "convert_to_tensor_array",
     "fill_buffer",
     "fill_buffer_by",
+    "own_buffer_tensor",
     "filled_tensor",
     "host_tensor",
     "infer_dtype",
@@ -540,6 +541,16 @@ def fill_buffer_by(buf: Any, take: Any) -> Any:
         stop = min(start + FILL_CHUNK, buf.size)
         target[start:stop] = js_store(take(stop - start), buf.dtype, np, bool_mode="uint8")
     return buf
+
+
+def own_buffer_tensor(buf: Any) -> Tensor:
+    """The tensor of a numeric ``TensorBuffer`` that only its op holds: its values move into
+    the tensor without the copy ``to_tensor`` makes (the buffer is left empty)."""
+    shape = tuple(buf.shape)
+    values, buf.values = buf.values, None
+    if buf.dtype == BOOL:
+        values = values != 0
+    return ENGINE.make_tensor(values.reshape(shape), shape, buf.dtype)
 
 
 def fill_buffer(buf: Any, values: Any) -> Any:

@@ -27,6 +27,7 @@ from ..tensor_util import (
     filled_tensor,
     infer_dtype,
     make_tensor,
+    own_buffer_tensor,
     shape_str,
     to_storage,
 )
@@ -518,7 +519,7 @@ def truncated_normal(
     check_host_allocation(shape, dtype or FLOAT32, "truncated_normal")
     res = buffer(shape, dtype)
     take = random_engines.normal_sampler(mean, std_dev, dtype, True, seed)
-    return fill_buffer_by(res, take).to_tensor()
+    return own_buffer_tensor(fill_buffer_by(res, take))
 
 
 def print(x: Tensor, verbose: bool = False) -> None:  # noqa: A001 - TF.js name

@@ -18,7 +18,7 @@ from ..dtypes import BOOL, COMPLEX64, FLOAT32, INT32, STRING
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..memory_guard import check_host_allocation
 from ..tensor import Tensor
-from ..tensor_util import fill_buffer, fill_buffer_by
+from ..tensor_util import fill_buffer, fill_buffer_by, own_buffer_tensor
 from ._op import (
     bool_arg,
     checked_shape,
@@ -62,7 +62,7 @@ def random_normal(
     check_host_allocation(shape, dtype or FLOAT32, "random_normal")
     res = buffer(shape, dtype)
     take = random_engines.normal_sampler(mean, std_dev, dtype, False, seed)
-    return fill_buffer_by(res, take).to_tensor()
+    return own_buffer_tensor(fill_buffer_by(res, take))
 
 
 @op
@@ -97,7 +97,7 @@ def random_uniform(
     check_host_allocation(shape, dtype or FLOAT32, "random_uniform")
     res = buffer(shape, dtype or FLOAT32)
     take = random_engines.uniform_sampler(minval, maxval, seed)
-    return fill_buffer_by(res, take).to_tensor()
+    return own_buffer_tensor(fill_buffer_by(res, take))
 
 
 @op
@@ -137,7 +137,7 @@ def random_gamma(
     check_host_allocation(shape, dtype, "random_gamma")
     res = buffer(shape, dtype)
     take = random_engines.gamma_sampler(alpha, beta, dtype, seed)
-    return fill_buffer_by(res, take).to_tensor()
+    return own_buffer_tensor(fill_buffer_by(res, take))
 
 
 @op

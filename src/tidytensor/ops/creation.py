@@ -18,7 +18,7 @@ from .. import kernel_names as k
 from .. import random_engines
 from ..dtypes import BOOL, COMPLEX64, FLOAT32, INT32, STRING
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
-from ..memory_guard import check_host_allocation
+from ..memory_guard import check_host_allocation, out_of_host_memory
 from ..tensor import Tensor, TensorBuffer
 from ..tensor_util import (
     _infer_values,
@@ -308,7 +308,10 @@ def _filled(shape: Any, dtype: str, value: int, name: str) -> Tensor:
     if dtype == STRING:
         raise DTypeError(f"Unknown data type {dtype} (in '{name}': strings cannot be {name})")
     check_host_allocation(shape, dtype, name)
-    return filled_tensor(shape, value, dtype)
+    try:
+        return filled_tensor(shape, value, dtype)
+    except MemoryError as exc:
+        raise out_of_host_memory(name, f"a {dtype} tensor of shape {list(shape)}", exc) from None
 
 
 @op

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ResourceExhaustedError
-from .output_bounds import Need, Out, output_bound
+from .output_bounds import Need, Out, bound_of
 
 
 def guard_kernels(engine: Any, table: dict[str, Callable]) -> dict[str, Callable]:
@@ -26,9 +26,11 @@ def guard_kernels(engine: Any, table: dict[str, Callable]) -> dict[str, Callable
 
 
 def _guarded(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
+    bound = bound_of(kernel_name)
+
     def guarded(inputs: tuple, attrs: Any) -> Any:
         state = engine.state
-        need = output_bound(kernel_name, inputs, attrs)
+        need = bound(inputs, attrs)
         if state.buffer_bytes + need.nbytes > state.byte_limit:
             raise over_limit_error(engine, need, op_name(engine, kernel_name))
         return kernel(inputs, attrs)

@@ -68,14 +68,23 @@ def register_output_bound(kernel_name: str, bound: Bound) -> None:
 def output_bound(kernel_name: str, inputs: tuple, attrs: dict | None) -> Need:
     """The kernel's ``Need``. A bound that cannot read the arguments (the kernel will then
     refuse them itself) falls back to ``generic_bound``."""
-    attrs = attrs or {}
-    bound = BOUNDS.get(kernel_name)
-    if bound is not None:
+    return bound_of(kernel_name)(inputs, attrs)
+
+
+def bound_of(kernel_name: str) -> Callable[[tuple, dict | None], Need]:
+    """``output_bound`` for one kernel, looked up once (the memory guard binds it)."""
+    bound = BOUNDS.get(kernel_name, generic_bound)
+
+    def kernel_bound(inputs: tuple, attrs: dict | None) -> Need:
         try:
-            return bound(inputs, attrs)
+            return bound(inputs, attrs or _NO_ATTRS)
         except Exception:  # noqa: BLE001 - bad arguments: the kernel reports them
-            pass
-    return generic_bound(inputs, attrs)
+            return generic_bound(inputs, attrs or _NO_ATTRS)
+
+    return kernel_bound
+
+
+_NO_ATTRS: dict = {}
 
 
 # ============================================================================ shape helpers
@@ -151,13 +160,22 @@ def bool_of(inputs: tuple, attrs: dict) -> Need:
 
 
 def binary(inputs: tuple, attrs: dict) -> Need:
-    """Broadcasting arithmetic: the broadcast shape at the inputs' widest dtype."""
+    """Broadcasting arithmetic: the broadcast shape at the inputs' widest dtype (int32 when
+    every input is int32 or bool)."""
+    if len(inputs) == 2:  # the common case, written out
+        a, b = inputs
+        da, db = a.dtype, b.dtype
+        shape = a._shape if a._shape == b._shape else _broadcast(_shape(a), _shape(b))
+        if da == db and da != "bool":
+            return Need((Out(tuple(shape), da),))
+    else:
+        shape = _broadcast(*(_shape(t) for t in inputs))
     dtype = _widest(inputs)
     if dtype == "bool":
         dtype = "float32"
     if all(t.dtype == "int32" or t.dtype == "bool" for t in inputs):
         dtype = "int32"
-    return _one(_broadcast(*(_shape(t) for t in inputs)), dtype)
+    return _one(shape, dtype)
 
 
 def _reduced_shape(x: Any, axes: Any, keep_dims: bool) -> tuple[int, ...]:
@@ -347,8 +365,10 @@ def _bincount(inputs: tuple, attrs: dict) -> Need:
 
 
 def _segment_sum(inputs: tuple, attrs: dict) -> Need:
+    """(num_segments, *the rest of the ids/x broadcast shape), float32."""
     x, ids = inputs
-    shape = (int(attrs["num_segments"]), *_shape(x)[len(ids._shape) :])
+    padded = _shape(ids) + (1,) * max(0, len(x._shape) - len(ids._shape))
+    shape = (int(attrs["num_segments"]), *_broadcast(padded, _shape(x))[1:])
     return _one(shape, x.dtype if x.dtype != "bool" else "float32")
 
 
@@ -379,6 +399,7 @@ def _einsum(inputs: tuple, attrs: dict) -> Need:
             sizes[letter] = max(sizes.get(letter, 1), d)
     out = tuple(sizes[c] for c in rhs)
     dtype = _widest(inputs)
+    dtype = "int32" if dtype == "bool" else dtype
     product = math.prod(sizes.values()) * max(ITEMSIZE.get(dtype, 4), 4)
     return _one(out, dtype, 2 * product)
 
@@ -572,6 +593,42 @@ def _sparse_reshape(inputs: tuple, attrs: dict) -> Need:
     )
 
 
+def _string_split(inputs: tuple, attrs: dict) -> Need:
+    """At most one token per input byte plus one per string: [tokens, 2] int32 indices and
+    the [2] shape (the tokens' strings are counted after the kernel)."""
+    data = inputs[0]
+    strings = data.data_id.backend.read_sync(data.data_id, data._shape, data.dtype).reshape(-1)
+    tokens = sum(len(str(v).encode("utf-8")) + 1 for v in strings)
+    return Need((Out((tokens, 2), "int32"), Out((2,), "int32")))
+
+
+def _ragged_gather(inputs: tuple, attrs: dict) -> Need:
+    """The gathered rows' splits (one level per ragged and per extra index dim) and values."""
+    import numpy as np
+
+    *nested, dense, indices = inputs
+    starts = _values(indices).reshape(-1).astype(np.int64)
+    limits = starts + 1
+    splits = (len(indices._shape) - 1) * (starts.size + 1)
+    for sp in nested:
+        values = _values(sp).astype(np.int64)
+        splits += int((limits - starts).sum()) + 1
+        starts, limits = values[starts], values[limits]
+    rows = int((limits - starts).sum())
+    row_size = math.prod(_shape(dense)[1:])
+    return Need((_at_most(splits + 1, "int32"), _at_most(rows * row_size, dense.dtype)))
+
+
+def _select(inputs: tuple, attrs: dict) -> Need:
+    """``t``'s shape (TF.js takes it even where the condition broadcasts to less)."""
+    shape = _broadcast(*(_shape(t) for t in inputs))
+    t, e = inputs[1], inputs[2]
+    dtype = t.dtype if t.dtype == e.dtype else binary(inputs[1:], attrs).outputs[0].dtype
+    if shape == _shape(t):
+        return _one(shape, dtype)
+    return Need((_at_most(max(math.prod(shape), _size(t), _size(e)), dtype),))
+
+
 def _strings(inputs: tuple, attrs: dict) -> Need:
     """String kernels: the int32 companions (splits, hashes) of at most the inputs' size;
     the strings themselves are counted after the kernel."""
@@ -585,9 +642,12 @@ _UNARY_FLOAT = (
     k.EXPM1, k.LOG, k.LOG1P, k.RECIPROCAL, k.RSQRT, k.SELU, k.SIGMOID, k.SIN, k.SINH, k.SQRT,
     k.TAN, k.TANH, k.SOFTPLUS, k.SOFTMAX, k.LRN, k.FFT, k.IFFT, k.CUMPROD, k.CUMSUM,
 )  # fmt: skip
-_UNARY_SAME = (
+_UNARY_NUMERIC = (
     k.ABS, k.CEIL, k.FLOOR, k.NEG, k.RELU, k.RELU6, k.ROUND, k.SIGN, k.SQUARE, k.CLIP_BY_VALUE,
-    k.LEAKY_RELU, k.STEP, k.ZEROS_LIKE, k.ONES_LIKE, k.REVERSE, k.FLIP_LEFT_RIGHT,
+    k.LEAKY_RELU, k.STEP,
+)  # fmt: skip
+_UNARY_SAME = (
+    k.ZEROS_LIKE, k.ONES_LIKE, k.REVERSE, k.FLIP_LEFT_RIGHT,
     k.ROTATE_WITH_OFFSET, k.DEPTH_TO_SPACE, k.TENSOR_SCATTER_UPDATE, k.LOGICAL_NOT,
 )  # fmt: skip
 _PREDICATES = (
@@ -599,13 +659,15 @@ _BINARY = (
     k.SQUARED_DIFFERENCE, k.ATAN2, k.BITWISE_AND, k.PRELU, k.ELU_GRAD, k.ADD_N,
 )  # fmt: skip
 _AT_MOST_INPUT = (
-    k.BATCH_TO_SPACE_ND, k.STRIDED_SLICE, k.COMPLEX_ABS, k.REAL, k.IMAG, k.BROADCAST_ARGS, k.SEARCH_SORTED,
+    k.BATCH_TO_SPACE_ND, k.STRIDED_SLICE, k.COMPLEX_ABS, k.REAL, k.IMAG,
 )  # fmt: skip
 
 for _name in _UNARY_FLOAT:
     BOUNDS[_name] = unary_float
 for _name in _UNARY_SAME:
     BOUNDS[_name] = same
+for _name in _UNARY_NUMERIC:
+    BOUNDS[_name] = unary_float
 for _name in _PREDICATES:
     BOUNDS[_name] = bool_of
 for _name in _BINARY:
@@ -618,9 +680,9 @@ for _name in (k.IDENTITY, k.RESHAPE, k.EXPAND_DIMS):
 BOUNDS.update(
     {
         k.CAST: lambda inputs, attrs: _one(inputs[0]._shape, attrs["dtype"]),
-        k.SELECT: lambda inputs, attrs: _one(
-            _broadcast(*(_shape(t) for t in inputs)), inputs[1].dtype
-        ),
+        k.SELECT: _select,
+        k.BROADCAST_ARGS: lambda inputs, attrs: _one((max(_size(t) for t in inputs),), "int32"),
+        k.SEARCH_SORTED: lambda inputs, attrs: _one(inputs[1]._shape, "int32"),
         k.SUM: _reduction(_sum_dtype),
         k.PROD: _reduction(_sum_dtype),
         k.MEAN: _reduction(lambda dtype: "float32"),
@@ -710,14 +772,14 @@ BOUNDS.update(
         kr.LSTM_SEQUENCE_GRAD: _sequence_grad,
         k.RAGGED_RANGE: _ragged_range,
         k.RAGGED_TENSOR_TO_TENSOR: _ragged_to_tensor,
-        k.RAGGED_GATHER: _grads_like_inputs,
+        k.RAGGED_GATHER: _ragged_gather,
         k.SPARSE_SEGMENT_SUM: _sparse_segment,
         k.SPARSE_SEGMENT_MEAN: _sparse_segment,
         k.SPARSE_FILL_EMPTY_ROWS: _sparse_fill_empty_rows,
         k.SPARSE_RESHAPE: _sparse_reshape,
         k.STATIC_REGEX_REPLACE: _strings,
         k.STRING_N_GRAMS: _strings,
-        k.STRING_SPLIT: _strings,
+        k.STRING_SPLIT: _string_split,
         k.STRING_TO_HASH_BUCKET_FAST: lambda inputs, attrs: _one(inputs[0]._shape, "int32"),
     }
 )

@@ -302,16 +302,23 @@ def _pack(inputs: tuple, attrs: dict) -> Need:
 
 
 def _slice(inputs: tuple, attrs: dict) -> Need:
+    from .backends.xp_kernels.slicing_joining import parse_slice_params
+
     x = inputs[0]
-    shape = _shape(x)
-    sizes = list(attrs["size"])
-    begin = list(attrs["begin"])
-    out = []
-    for i, d in enumerate(shape):
-        b = int(begin[i]) if i < len(begin) else 0
-        s = int(sizes[i]) if i < len(sizes) else -1
-        out.append(max(0, d - b) if s == -1 else max(0, min(s, d)))
-    return _one(out, x.dtype)
+    _, size = parse_slice_params(_shape(x), attrs["begin"], attrs["size"])
+    return _one(size, x.dtype)
+
+
+def _strided_slice(inputs: tuple, attrs: dict) -> Need:
+    from .backends.xp_kernels.slicing_joining import slice_info
+
+    x = inputs[0]
+    *_, final, is_identity = slice_info(
+        _shape(x), attrs["begin"], attrs["end"], attrs.get("strides"),
+        attrs.get("begin_mask", 0), attrs.get("end_mask", 0), attrs.get("ellipsis_mask", 0),
+        attrs.get("new_axis_mask", 0), attrs.get("shrink_axis_mask", 0),
+    )  # fmt: skip
+    return Need(()) if is_identity else _one(final, x.dtype)
 
 
 def _gather_v2(inputs: tuple, attrs: dict) -> Need:
@@ -659,7 +666,7 @@ _BINARY = (
     k.SQUARED_DIFFERENCE, k.ATAN2, k.BITWISE_AND, k.PRELU, k.ELU_GRAD, k.ADD_N,
 )  # fmt: skip
 _AT_MOST_INPUT = (
-    k.BATCH_TO_SPACE_ND, k.STRIDED_SLICE, k.COMPLEX_ABS, k.REAL, k.IMAG,
+    k.BATCH_TO_SPACE_ND, k.COMPLEX_ABS, k.REAL, k.IMAG,
 )  # fmt: skip
 
 for _name in _UNARY_FLOAT:
@@ -708,6 +715,7 @@ BOUNDS.update(
         k.UNPACK: lambda inputs, attrs: _parts_of(inputs),
         k.SPLIT_V: lambda inputs, attrs: _parts_of(inputs),
         k.SLICE: _slice,
+        k.STRIDED_SLICE: _strided_slice,
         k.GATHER_V2: _gather_v2,
         k.GATHER_ND: _gather_nd,
         k.SCATTER_ND: _scatter_nd,

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .engine import ENGINE
 from .errors import ResourceExhaustedError
 from .output_bounds import Need, Out, bound_of
 
@@ -51,8 +52,6 @@ def op_name(engine: Any, kernel_name: str) -> str:
 def check_host_allocation(shape: Any, dtype: str, op_name: str, scratch: int = 0) -> None:
     """Raises before an op makes a ``dtype`` tensor of ``shape`` on the host (with
     ``scratch`` bytes of temporaries) that would take live tensor memory past the limit."""
-    from .engine import ENGINE
-
     state = ENGINE.state
     if state.byte_limit == float("inf"):
         return

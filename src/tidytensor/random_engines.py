@@ -27,12 +27,12 @@ __all__ = [
     "MPRandGauss",
     "RandGamma",
     "UniformRandom",
-    "gamma_values",
+    "gamma_sampler",
     "js_number_to_string",
     "js_round",
     "multinomial_samples",
-    "normal_values",
-    "uniform_values",
+    "normal_sampler",
+    "uniform_sampler",
 ]
 
 _TWO_POW_32 = 4294967296
@@ -422,23 +422,6 @@ def gamma_sampler(alpha: float, beta: float, dtype: str, seed: Any) -> Callable[
         return values if dtype == "float32" else _js_round_array(values)
 
     return take
-
-
-def uniform_values(n: int, minval: float, maxval: float, seed: Any) -> np.ndarray:
-    """``n`` float64 values ``minval + (maxval - minval) * u`` (TF.js's ``randomUniform``)."""
-    return uniform_sampler(minval, maxval, seed)(n)
-
-
-def normal_values(
-    n: int, mean: float, std_dev: float, dtype: str | None, truncated: bool, seed: Any
-) -> np.ndarray:
-    """``n`` values of ``normal_sampler``'s stream."""
-    return normal_sampler(mean, std_dev, dtype, truncated, seed)(n)
-
-
-def gamma_values(n: int, alpha: float, beta: float, dtype: str, seed: Any) -> np.ndarray:
-    """``n`` values of ``gamma_sampler``'s stream."""
-    return gamma_sampler(alpha, beta, dtype, seed)(n)
 
 
 def multinomial_samples(probs: np.ndarray, num_samples: int, seed: Any) -> np.ndarray:

@@ -55,14 +55,15 @@ def test_backstop_keeps_errors_from_the_users_own_callback():
 def test_backstop_translates_each_builtin_error_to_its_kind():
     from tidytensor.ops._op import op
 
-    for fn, args, cls in (
-        (np.empty, (2**50,), tf.ResourceExhaustedError),  # MemoryError
-        (operator.getitem, ((), 0), tf.TensorIndexError),  # IndexError
-        (math.exp, (1000,), tf.InvalidArgumentError),  # OverflowError
-        (int, ("x",), tf.InvalidArgumentError),  # ValueError
-        (len, (3,), tf.ArgumentTypeError),  # TypeError
+    invalid = "Invalid arguments to 'myop'"
+    for fn, args, cls, match in (
+        (np.empty, (2**50,), tf.ResourceExhaustedError, "'myop' ran out of host memory"),
+        (operator.getitem, ((), 0), tf.TensorIndexError, invalid),  # IndexError
+        (math.exp, (1000,), tf.InvalidArgumentError, invalid),  # OverflowError
+        (int, ("x",), tf.InvalidArgumentError, invalid),  # ValueError
+        (len, (3,), tf.ArgumentTypeError, invalid),  # TypeError
     ):
-        with pytest.raises(cls, match="Invalid arguments to 'myop'"):
+        with pytest.raises(cls, match=match):
             op(fn, name="myop")(*args)
 
 

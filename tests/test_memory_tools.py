@@ -572,7 +572,7 @@ def test_budget_error_names_request_limit_live_total_and_largest_tensors(kernel_
         tf.zeros([200])  # 800 bytes: 1840 > 1500
     message = str(caught.value)
     assert message.startswith(
-        "Allocating 800 bytes for a float32 tensor of shape [200] would take live tensor "
+        "Allocating 800 bytes for a float32 tensor of shape [200] in 'zeros' would take live tensor "
         "memory to 1840 bytes, past the limit of 1500 bytes (1040 bytes are live). Nothing "
         "was allocated; free tensors and try again.\nLargest live tensors:\n"
     ), message

@@ -69,9 +69,11 @@ def _check_device(device: Any) -> None:
 
 def set_memory_limit(limit_bytes: int | None) -> None:
     """Caps the bytes of live tensor buffers on every backend. An allocation past the cap
-    raises ``ResourceExhaustedError`` naming the request, the cap, the live total and the
-    largest live tensors with their creation sites; nothing is changed and the program can
-    free memory and go on. ``None`` removes the cap."""
+    raises ``ResourceExhaustedError`` naming the request, the op, the cap, the live total and
+    the largest live tensors with their creation sites. Kernels and host-drawn ops check the
+    size of what they will make before allocating it (``output_bounds``), so nothing is
+    allocated or changed and the program can free memory and go on. ``None`` removes the
+    cap (and the checks)."""
     if limit_bytes is not None and (not isinstance(limit_bytes, (int, float)) or limit_bytes < 0):
         raise InvalidArgumentError(
             f"set_memory_limit() takes a number of bytes >= 0 or None, got {limit_bytes!r}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import decimal
 import math
 import random as _py_random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,12 +27,12 @@ __all__ = [
     "MPRandGauss",
     "RandGamma",
     "UniformRandom",
-    "gamma_values",
+    "gamma_sampler",
     "js_number_to_string",
     "js_round",
     "multinomial_samples",
-    "normal_values",
-    "uniform_values",
+    "normal_sampler",
+    "uniform_sampler",
 ]
 
 _TWO_POW_32 = 4294967296
@@ -374,42 +375,53 @@ def _js_round_array(values: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- sampling API
-def uniform_values(n: int, minval: float, maxval: float, seed: Any) -> np.ndarray:
-    """``n`` float64 values ``minval + (maxval - minval) * u`` (TF.js's ``randomUniform``)."""
+def uniform_sampler(minval: float, maxval: float, seed: Any) -> Callable[[int], np.ndarray]:
+    """``take(n)``: the next ``n`` float64 values ``minval + (maxval - minval) * u`` of one
+    stream (TF.js's ``randomUniform``); calls in turn give the stream of one large call."""
     if seed is not None:
-        return UniformRandom(minval, maxval, None, seed).take(n)
+        return UniformRandom(minval, maxval, None, seed).take
     lo = float(minval)
-    return lo + (float(maxval) - lo) * _unseeded.random(n)
+    span = float(maxval) - lo
+    return lambda n: lo + span * _unseeded.random(n)
 
 
-def normal_values(
-    n: int, mean: float, std_dev: float, dtype: str | None, truncated: bool, seed: Any
-) -> np.ndarray:
-    """``n`` float64 normal samples (rounded for non-float dtypes), optionally truncated to
-    two standard deviations, as TF.js's ``randomNormal`` / ``truncatedNormal``."""
+def normal_sampler(
+    mean: float, std_dev: float, dtype: str | None, truncated: bool, seed: Any
+) -> Callable[[int], np.ndarray]:
+    """``take(n)``: the next ``n`` float64 normal samples (rounded for non-float dtypes),
+    optionally truncated to two standard deviations, as TF.js's ``randomNormal`` /
+    ``truncatedNormal``."""
     if _js_truthy(seed):
-        return MPRandGauss(mean, std_dev, dtype, truncated, seed).take(n)
+        return MPRandGauss(mean, std_dev, dtype, truncated, seed).take
     mean, std_dev = float(mean), float(std_dev)
-    values = mean + std_dev * _unseeded.standard_normal(n)
-    if truncated:
-        lower, upper = mean - 2 * std_dev, mean + 2 * std_dev
-        bad = np.flatnonzero(~((values >= lower) & (values <= upper)))
-        while bad.size:
-            values[bad] = mean + std_dev * _unseeded.standard_normal(bad.size)
-            bad = bad[~((values[bad] >= lower) & (values[bad] <= upper))]
-    if dtype is None or dtype == "float32":
-        return values
-    return _js_round_array(values)
+    lower, upper = mean - 2 * std_dev, mean + 2 * std_dev
+
+    def take(n: int) -> np.ndarray:
+        values = mean + std_dev * _unseeded.standard_normal(n)
+        if truncated:
+            bad = np.flatnonzero(~((values >= lower) & (values <= upper)))
+            while bad.size:
+                values[bad] = mean + std_dev * _unseeded.standard_normal(bad.size)
+                bad = bad[~((values[bad] >= lower) & (values[bad] <= upper))]
+        if dtype is None or dtype == "float32":
+            return values
+        return _js_round_array(values)
+
+    return take
 
 
-def gamma_values(n: int, alpha: float, beta: float, dtype: str, seed: Any) -> np.ndarray:
-    """``n`` gamma samples with shape ``alpha`` and scale ``beta`` (TF.js's ``randomGamma``)."""
+def gamma_sampler(alpha: float, beta: float, dtype: str, seed: Any) -> Callable[[int], np.ndarray]:
+    """``take(n)``: the next ``n`` gamma samples with shape ``alpha`` and scale ``beta``
+    (TF.js's ``randomGamma``)."""
     if _js_truthy(seed):
-        return RandGamma(alpha, beta, dtype, seed).take(n)
-    values = _unseeded.gamma(float(alpha), 1.0, n) * float(beta)
-    if dtype == "float32":
-        return values
-    return _js_round_array(values)
+        return RandGamma(alpha, beta, dtype, seed).take
+    alpha, beta = float(alpha), float(beta)
+
+    def take(n: int) -> np.ndarray:
+        values = _unseeded.gamma(alpha, 1.0, n) * beta
+        return values if dtype == "float32" else _js_round_array(values)
+
+    return take
 
 
 def multinomial_samples(probs: np.ndarray, num_samples: int, seed: Any) -> np.ndarray:

@@ -53,6 +53,8 @@ __all__ = [
     "convert_to_tensor",
     "convert_to_tensor_array",
     "fill_buffer",
+    "fill_buffer_by",
+    "own_buffer_tensor",
     "filled_tensor",
     "host_tensor",
     "infer_dtype",
@@ -463,6 +465,30 @@ def convert_to_tensor_array(
     return [
         convert_to_tensor(x, f"{arg_name}[{i}]", op_name, parse_as_dtype) for i, x in enumerate(xs)
     ]
+
+
+#: Values drawn per step by ``fill_buffer_by``: its float64 temporaries stay under 1 MiB.
+FILL_CHUNK = 1 << 16
+
+
+def fill_buffer_by(buf: Any, take: Any) -> Any:
+    """``fill_buffer`` with the values of ``take(n)`` (float64, the next ``n`` of a stream),
+    drawn ``FILL_CHUNK`` at a time straight into the buffer; returns ``buf``."""
+    target = buf.values.reshape(-1)
+    for start in range(0, buf.size, FILL_CHUNK):
+        stop = min(start + FILL_CHUNK, buf.size)
+        target[start:stop] = js_store(take(stop - start), buf.dtype, np, bool_mode="uint8")
+    return buf
+
+
+def own_buffer_tensor(buf: Any) -> Tensor:
+    """The tensor of a numeric ``TensorBuffer`` that only its op holds: its values move into
+    the tensor without the copy ``to_tensor`` makes (the buffer is left empty)."""
+    shape = tuple(buf.shape)
+    values, buf.values = buf.values, None
+    if buf.dtype == BOOL:
+        values = values != 0
+    return ENGINE.make_tensor(values.reshape(shape), shape, buf.dtype)
 
 
 def fill_buffer(buf: Any, values: Any) -> Any:

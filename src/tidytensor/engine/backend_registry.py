@@ -115,6 +115,11 @@ class BackendRegistry:
                 fast = bind_same_shape(backend)
                 if fast is not None:
                     same_shape[config.kernel_name] = fast
+        if self.memory_limit is not None:
+            # Each kernel checks its outputs' size first; the unchecked shortcuts go.
+            from .memory_guard import guard_kernels
+
+            table, same_shape = guard_kernels(self, table), {}
         self._kernels = table
         self._same_shape_kernels = same_shape
 

@@ -29,17 +29,28 @@ class KernelErrors:
         without an errstate guard (it costs more than a scalar op), so a user who turned
         floating-point warnings into errors sees one here: run the kernel again quietly."""
         if not isinstance(exc, (Warning, FloatingPointError)):
-            raise self._kernel_failure(kernel_name, inputs, exc) from exc
+            raise self._kernel_failure(kernel_name, inputs, exc, attrs) from exc
         try:
             with self._backend.quiet():
                 return kernel(inputs, attrs)
         except TidyTensorError:
             raise
         except Exception as again:
-            raise self._kernel_failure(kernel_name, inputs, again) from again
+            raise self._kernel_failure(kernel_name, inputs, again, attrs) from again
 
-    def _kernel_failure(self, kernel_name: str, inputs: tuple, exc: Exception) -> Exception:
+    def _kernel_failure(
+        self, kernel_name: str, inputs: tuple, exc: Exception, attrs: Any = None
+    ) -> Exception:
         shapes = ", ".join(f"{t.dtype}{list(t._shape)}" for t in inputs)
+        if isinstance(exc, MemoryError):
+            from .memory_guard import describe_need, op_name, out_of_host_memory
+            from .output_bounds import output_bound
+
+            what = (
+                f"{describe_need(output_bound(kernel_name, inputs, attrs))} (kernel "
+                f"'{kernel_name}' on inputs ({shapes}))"
+            )
+            return out_of_host_memory(op_name(self, kernel_name), what, exc)
         return KernelError(
             f"Kernel '{kernel_name}' (op '{self._op_name(kernel_name)}') failed on inputs "
             f"({shapes}): {type(exc).__name__}: {exc}"

@@ -37,27 +37,33 @@ class MemoryAccounting:
         return MemoryInfo(**fields)
 
     def _over_budget(self, data_id: Any, shape: tuple, dtype: str) -> None:
-        """A fresh buffer took live buffer bytes past the memory limit: free it, take its
-        bytes back and raise (nothing else was counted yet)."""
+        """A fresh buffer took live buffer bytes past the memory limit (a kernel whose size
+        ``output_bounds`` could not foresee, such as strings): free it, take its bytes back
+        and raise (nothing else was counted yet)."""
         state = self.state
         live = state.buffer_bytes
         state.buffer_bytes -= data_id.nbytes
         data_id.backend.dispose_data(data_id, True)
+        request = data_id.nbytes
         raise ResourceExhaustedError(
-            _budget_message(
-                data_id.nbytes,
-                shape,
-                dtype,
+            budget_message(
+                f"Allocating {request} bytes for a {dtype} tensor of shape {list(shape)}",
+                request,
                 self.memory_limit,
-                live - data_id.nbytes,
+                live - request,
                 state.leaked,
+                "The buffer was made, then freed again",
             )
         )
 
     def set_memory_limit(self, limit: int | None) -> None:
-        """Caps the bytes of live tensor buffers (None: no cap)."""
+        """Caps the bytes of live tensor buffers (None: no cap). With a cap, every kernel
+        checks its outputs' size before it allocates (``memory_guard``)."""
+        guarded = self.memory_limit is not None
         self.memory_limit = None if limit is None else int(limit)
         self.state.byte_limit = math.inf if limit is None else self.memory_limit
+        if guarded != (limit is not None) and self._backend is not None:
+            self._rebuild_kernel_table(setup=False)
 
     @property
     def peak_bytes(self) -> int:
@@ -95,13 +101,19 @@ class MemoryAccounting:
         return len(leaked)
 
 
-def _budget_message(
-    request: int, shape: tuple, dtype: str, limit: int, live: int, leaked: list[LeakedTensor]
+def budget_message(
+    what: str,
+    request: int,
+    limit: int,
+    live: int,
+    leaked: list[LeakedTensor],
+    outcome: str = "Nothing was allocated",
 ) -> str:
+    """The over-budget error: ``what`` (the request, in words) ``request`` bytes would take
+    live tensor memory past ``limit``; ``outcome`` says what became of the allocation."""
     lines = [
-        f"Allocating {request} bytes for a {dtype} tensor of shape {list(shape)} would take live "
-        f"tensor memory to {live + request} bytes, past the limit of {limit} bytes "
-        f"({live} bytes are live). Nothing was allocated; free tensors and try again.",
+        f"{what} would take live tensor memory to {live + request} bytes, past the limit of "
+        f"{limit} bytes ({live} bytes are live). {outcome}; free tensors and try again.",
     ]
     largest = _largest_live_tensors(5, leaked)
     if largest:

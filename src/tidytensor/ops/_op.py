@@ -453,6 +453,11 @@ def translate_error(
         return None
     if not _raised_by_library(exc):
         return None
+    if isinstance(exc, MemoryError):  # the arguments may be fine: the host ran out
+        from ..memory_guard import out_of_host_memory
+
+        given = _given_text(fn, args, kwargs) or "no arguments"
+        return out_of_host_memory(op_name, f"its result (given: {given})", exc)
     cls = next(tt for builtin, tt in _TRANSLATED if isinstance(exc, builtin))
     reason = str(exc) or type(exc).__name__
     return cls(

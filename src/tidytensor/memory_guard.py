@@ -1,0 +1,104 @@
+"""The memory limit's checks before anything is allocated.
+
+With ``tf.config.set_memory_limit`` set, the engine's kernel table holds guarded kernels
+(``guard_kernels``): each computes what its kernel will allocate (``output_bounds``) and
+raises ``ResourceExhaustedError`` before the kernel runs when that would take live tensor
+memory past the limit. Ops that make values on the host (random, zeros, ones) call
+``check_host_allocation`` before they allocate. Without a limit none of this runs.
+
+``out_of_host_memory`` turns a ``MemoryError`` (the process's own address-space cap, or the
+machine's memory, ran out) into a ``ResourceExhaustedError`` naming the op and the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .engine import ENGINE
+from .errors import ResourceExhaustedError
+from .output_bounds import Need, Out, bound_of
+
+
+def guard_kernels(engine: Any, table: dict[str, Callable]) -> dict[str, Callable]:
+    """``table``'s kernels, each checking its allocation against the engine's limit first."""
+    return {name: _guarded(engine, name, kernel) for name, kernel in table.items()}
+
+
+def _guarded(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
+    bound = bound_of(kernel_name)
+
+    def guarded(inputs: tuple, attrs: Any) -> Any:
+        state = engine.state
+        need = bound(inputs, attrs)
+        if state.buffer_bytes + need.nbytes > state.byte_limit:
+            raise over_limit_error(engine, need, op_name(engine, kernel_name))
+        return kernel(inputs, attrs)
+
+    guarded.__wrapped__ = kernel  # type: ignore[attr-defined]
+    return guarded
+
+
+def op_name(engine: Any, kernel_name: str) -> str:
+    """The op the user called (the running op wrapper's name), else the kernel's name in
+    snake_case (ops such as ``fill`` run their kernel without a wrapper)."""
+    name = engine._op_name(kernel_name)
+    if name != kernel_name:
+        return name
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def check_host_allocation(shape: Any, dtype: str, op_name: str, scratch: int = 0) -> None:
+    """Raises before an op makes a ``dtype`` tensor of ``shape`` on the host (with
+    ``scratch`` bytes of temporaries) that would take live tensor memory past the limit."""
+    state = ENGINE.state
+    if state.byte_limit == float("inf"):
+        return
+    need = Need((Out(tuple(int(d) for d in shape), dtype),), scratch)
+    if state.buffer_bytes + need.nbytes > state.byte_limit:
+        raise over_limit_error(ENGINE, need, op_name)
+
+
+def describe_need(need: Need) -> str:
+    """``need`` in words: 'a float32 tensor of shape [2, 3]', with scratch when any."""
+    parts = []
+    for out in need.outputs:
+        if out.exact:
+            parts.append(f"{_article(out.dtype)} tensor of shape {list(out.shape)}")
+        else:
+            parts.append(f"{_article(out.dtype)} tensor of at most {out.shape[0]} values")
+    text = " and ".join(parts) if parts else "no tensor"
+    if need.scratch:
+        text += f" (with {need.scratch} bytes of temporary values)"
+    return text
+
+
+def _article(dtype: str) -> str:
+    return f"an {dtype}" if dtype == "int32" else f"a {dtype}"
+
+
+def over_limit_error(engine: Any, need: Need, op_name: str) -> ResourceExhaustedError:
+    from .engine_memory import budget_message
+
+    state = engine.state
+    return ResourceExhaustedError(
+        budget_message(
+            f"Allocating {need.nbytes} bytes for {describe_need(need)} in '{op_name}'",
+            need.nbytes,
+            engine.memory_limit,
+            state.buffer_bytes,
+            state.leaked,
+        )
+    )
+
+
+def out_of_host_memory(op_name: str, what: str, exc: BaseException) -> ResourceExhaustedError:
+    """The error for a ``MemoryError`` raised while ``op_name`` allocated ``what``."""
+    reason = str(exc) or "no details"
+    return ResourceExhaustedError(
+        f"'{op_name}' ran out of host memory making {what} (MemoryError: {reason}). The "
+        "process could not allocate it (its address-space limit or the machine's memory was "
+        "reached); nothing was added to live tensor memory. Free tensors, use smaller "
+        "shapes, or set tf.config.set_memory_limit() so that requests are refused up front."
+    )

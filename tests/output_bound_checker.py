@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tidytensor import output_bounds
-from tidytensor.engine import Engine
+from tidytensor.engine import Engine, output_bounds
 
 
 @dataclass

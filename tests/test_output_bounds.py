@@ -10,8 +10,8 @@ import pytest
 
 import tidytensor as tf
 from output_bound_checker import checked_output_bounds
-from tidytensor import config, kernel_registry, output_bounds
-from tidytensor.engine import ENGINE
+from tidytensor import config, kernel_registry
+from tidytensor.engine import ENGINE, output_bounds
 from tidytensor.errors import KernelError
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from .. import kernel_registry
 from ..errors import BackendNotFoundError, KernelNotRegisteredError
 from ..tensor import Tensor, disposed_error
+from .memory_guard import guard_kernels
 
 
 class BackendRegistry:
@@ -117,8 +118,6 @@ class BackendRegistry:
                     same_shape[config.kernel_name] = fast
         if self.memory_limit is not None:
             # Each kernel checks its outputs' size first; the unchecked shortcuts go.
-            from .memory_guard import guard_kernels
-
             table, same_shape = guard_kernels(self, table), {}
         self._kernels = table
         self._same_shape_kernels = same_shape

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import KernelError, TidyTensorError
+from .memory_guard import describe_need, op_name, out_of_host_memory
+from .output_bounds import output_bound
 
 
 class KernelErrors:
@@ -43,9 +45,6 @@ class KernelErrors:
     ) -> Exception:
         shapes = ", ".join(f"{t.dtype}{list(t._shape)}" for t in inputs)
         if isinstance(exc, MemoryError):
-            from .memory_guard import describe_need, op_name, out_of_host_memory
-            from .output_bounds import output_bound
-
             what = (
                 f"{describe_need(output_bound(kernel_name, inputs, attrs))} (kernel "
                 f"'{kernel_name}' on inputs ({shapes}))"

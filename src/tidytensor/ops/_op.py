@@ -19,6 +19,7 @@ import numpy as np
 
 from ..dtypes import upcast_type
 from ..engine import ENGINE
+from ..engine.memory_guard import out_of_host_memory
 from ..errors import (
     ArgumentTypeError,
     InvalidArgumentError,
@@ -454,7 +455,6 @@ def translate_error(
     if not _raised_by_library(exc):
         return None
     if isinstance(exc, MemoryError):  # the arguments may be fine: the host ran out
-        from ..memory_guard import out_of_host_memory
 
         given = _given_text(fn, args, kwargs) or "no arguments"
         return out_of_host_memory(op_name, f"its result (given: {given})", exc)

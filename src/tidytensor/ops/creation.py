@@ -17,8 +17,9 @@ import numpy as np
 from .. import kernel_names as k
 from .. import random_engines
 from ..dtypes import BOOL, COMPLEX64, FLOAT32, INT32, STRING
+from ..engine import ENGINE
+from ..engine.memory_guard import check_host_allocation, out_of_host_memory
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
-from ..memory_guard import check_host_allocation, out_of_host_memory
 from ..tensor import Tensor, TensorBuffer
 from ..tensor_util import (
     _infer_values,
@@ -307,7 +308,7 @@ def _filled(shape: Any, dtype: str, value: int, name: str) -> Tensor:
     dtype_arg(dtype, name)
     if dtype == STRING:
         raise DTypeError(f"Unknown data type {dtype} (in '{name}': strings cannot be {name})")
-    check_host_allocation(shape, dtype, name)
+    check_host_allocation(ENGINE, shape, dtype, name)
     try:
         return filled_tensor(shape, value, dtype)
     except MemoryError as exc:
@@ -365,7 +366,7 @@ def fill(shape: Any, value: Any, dtype: str | None = None) -> Tensor:
 def eye_(num_rows: int, num_columns: int | None, batch_shape: Any, dtype: str) -> Tensor:
     if num_columns is None:
         num_columns = num_rows
-    check_host_allocation([num_rows, num_columns], dtype or FLOAT32, "eye")
+    check_host_allocation(ENGINE, [num_rows, num_columns], dtype or FLOAT32, "eye")
     buff = buffer([num_rows, num_columns], dtype)
     if batch_shape is not None:
         batch_shape = int_list_arg(batch_shape, "eye", "batchShape", minimum=0)
@@ -519,7 +520,7 @@ def truncated_normal(
             f"truncatedNormal() needs a mean and stdDev that bound its values, but got mean "
             f"{describe(mean)} and stdDev {describe(std_dev)} (no value could be drawn)"
         )
-    check_host_allocation(shape, dtype or FLOAT32, "truncated_normal")
+    check_host_allocation(ENGINE, shape, dtype or FLOAT32, "truncated_normal")
     res = buffer(shape, dtype)
     take = random_engines.normal_sampler(mean, std_dev, dtype, True, seed)
     return own_buffer_tensor(fill_buffer_by(res, take))

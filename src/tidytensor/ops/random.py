@@ -15,8 +15,9 @@ from typing import Any
 from .. import kernel_names as k
 from .. import random_engines
 from ..dtypes import BOOL, COMPLEX64, FLOAT32, INT32, STRING
+from ..engine import ENGINE
+from ..engine.memory_guard import check_host_allocation
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
-from ..memory_guard import check_host_allocation
 from ..tensor import Tensor
 from ..tensor_util import fill_buffer, fill_buffer_by, own_buffer_tensor
 from ._op import (
@@ -59,7 +60,7 @@ def random_normal(
     mean = float_arg(mean, "randomNormal", "mean")
     std_dev = float_arg(std_dev, "randomNormal", "stdDev")
     seed = seed_arg(seed, "randomNormal")
-    check_host_allocation(shape, dtype or FLOAT32, "random_normal")
+    check_host_allocation(ENGINE, shape, dtype or FLOAT32, "random_normal")
     res = buffer(shape, dtype)
     take = random_engines.normal_sampler(mean, std_dev, dtype, False, seed)
     return own_buffer_tensor(fill_buffer_by(res, take))
@@ -94,7 +95,7 @@ def random_uniform(
     dtype_arg(dtype, "randomUniform", allow_none=True)
     if dtype == STRING:
         raise DTypeError("Unsupported data type string")
-    check_host_allocation(shape, dtype or FLOAT32, "random_uniform")
+    check_host_allocation(ENGINE, shape, dtype or FLOAT32, "random_uniform")
     res = buffer(shape, dtype or FLOAT32)
     take = random_engines.uniform_sampler(minval, maxval, seed)
     return own_buffer_tensor(fill_buffer_by(res, take))
@@ -134,7 +135,7 @@ def random_gamma(
     # makes NaNs or meaningless values there, so it is refused here.
     if not (0 < alpha < math.inf or (alpha == 0 and math.copysign(1, alpha) > 0)):
         raise InvalidArgumentError(f"randomGamma() needs alpha >= 0, but got {alpha}")
-    check_host_allocation(shape, dtype, "random_gamma")
+    check_host_allocation(ENGINE, shape, dtype, "random_gamma")
     res = buffer(shape, dtype)
     take = random_engines.gamma_sampler(alpha, beta, dtype, seed)
     return own_buffer_tensor(fill_buffer_by(res, take))
@@ -193,7 +194,7 @@ def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None)
     if dtype is not None and (type(dtype) is not str or dtype not in (FLOAT32, INT32, BOOL)):
         shown = dtype if isinstance(dtype, str) else describe(dtype)
         raise DTypeError(f"Unknown data type {shown} (in 'rand': expected float32, int32 or bool)")
-    check_host_allocation(shape, dtype or FLOAT32, "rand")
+    check_host_allocation(ENGINE, shape, dtype or FLOAT32, "rand")
     res = buffer(shape, dtype or FLOAT32)
     if res.size and not callable(rand_function):  # TF.js calls it once per element only
         raise ArgumentTypeError(

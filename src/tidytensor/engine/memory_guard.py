@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .engine import ENGINE
-from .errors import ResourceExhaustedError
+from ..errors import ResourceExhaustedError
+from .memory import budget_message
 from .output_bounds import Need, Out, bound_of
 
 
@@ -49,15 +49,18 @@ def op_name(engine: Any, kernel_name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def check_host_allocation(shape: Any, dtype: str, op_name: str, scratch: int = 0) -> None:
+def check_host_allocation(
+    engine: Any, shape: Any, dtype: str, op_name: str, scratch: int = 0
+) -> None:
     """Raises before an op makes a ``dtype`` tensor of ``shape`` on the host (with
-    ``scratch`` bytes of temporaries) that would take live tensor memory past the limit."""
-    state = ENGINE.state
+    ``scratch`` bytes of temporaries) that would take ``engine``'s live tensor memory past
+    its limit."""
+    state = engine.state
     if state.byte_limit == float("inf"):
         return
     need = Need((Out(tuple(int(d) for d in shape), dtype),), scratch)
     if state.buffer_bytes + need.nbytes > state.byte_limit:
-        raise over_limit_error(ENGINE, need, op_name)
+        raise over_limit_error(engine, need, op_name)
 
 
 def describe_need(need: Need) -> str:
@@ -79,8 +82,6 @@ def _article(dtype: str) -> str:
 
 
 def over_limit_error(engine: Any, need: Need, op_name: str) -> ResourceExhaustedError:
-    from .engine_memory import budget_message
-
     state = engine.state
     return ResourceExhaustedError(
         budget_message(

@@ -22,11 +22,14 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from . import kernel_names as k
-from . import kernel_names_dense as kd
-from . import kernel_names_losses as kl
-from . import kernel_names_optimizers as ko
-from . import kernel_names_recurrent as kr
+from .. import kernel_names as k
+from ..geometry import conv as cv
+from ..geometry.slicing import parse_slice_params, slice_info
+from ..kernel_names import layers_dense as kd
+from ..kernel_names import layers_losses as kll
+from ..kernel_names import losses as kl
+from ..kernel_names import optimizers as ko
+from ..kernel_names import recurrent as kr
 
 #: Bytes per element as the array backends store each dtype (strings: unknown, 0).
 ITEMSIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8, "string": 0}
@@ -302,7 +305,6 @@ def _pack(inputs: tuple, attrs: dict) -> Need:
 
 
 def _slice(inputs: tuple, attrs: dict) -> Need:
-    from .backends.xp_kernels.slicing_joining import parse_slice_params
 
     x = inputs[0]
     _, size = parse_slice_params(_shape(x), attrs["begin"], attrs["size"])
@@ -310,7 +312,6 @@ def _slice(inputs: tuple, attrs: dict) -> Need:
 
 
 def _strided_slice(inputs: tuple, attrs: dict) -> Need:
-    from .backends.xp_kernels.slicing_joining import slice_info
 
     x = inputs[0]
     *_, final, is_identity = slice_info(
@@ -413,7 +414,6 @@ def _einsum(inputs: tuple, attrs: dict) -> Need:
 
 # ============================================================================ conv and pools
 def _conv_info(kind: str, x_shape: Any, w_shape: Any, attrs: dict) -> Any:
-    from .backends.xp_kernels import convolution as cv
 
     strides, pad = attrs["strides"], attrs["pad"]
     rounding = attrs.get("dim_rounding_mode")
@@ -440,7 +440,6 @@ def _conv(kind: str) -> Bound:
 
 
 def _pool2d(inputs: tuple, attrs: dict) -> Need:
-    from .backends.xp_kernels import convolution as cv
 
     x = inputs[0]
     info = cv.compute_pool2d_info(
@@ -451,7 +450,6 @@ def _pool2d(inputs: tuple, attrs: dict) -> Need:
 
 
 def _pool3d(inputs: tuple, attrs: dict) -> Need:
-    from .backends.xp_kernels import convolution as cv
 
     x = inputs[0]
     info = cv.compute_pool3d_info(
@@ -766,10 +764,10 @@ BOUNDS.update(
         kd.DENSE: _dense,
         kd.DENSE_GRAD: _grads_like_inputs,
         ko.ADAM_UPDATE: _adam,
-        kl.BINARY_CROSSENTROPY: _cross_entropy,
-        kl.BINARY_CROSSENTROPY_GRAD: _cross_entropy,
-        kl.CATEGORICAL_CROSSENTROPY: _cross_entropy,
-        kl.CATEGORICAL_CROSSENTROPY_GRAD: _cross_entropy,
+        kll.BINARY_CROSSENTROPY: _cross_entropy,
+        kll.BINARY_CROSSENTROPY_GRAD: _cross_entropy,
+        kll.CATEGORICAL_CROSSENTROPY: _cross_entropy,
+        kll.CATEGORICAL_CROSSENTROPY_GRAD: _cross_entropy,
         kl.SOFTMAX_CROSS_ENTROPY: _cross_entropy,
         kl.SOFTMAX_CROSS_ENTROPY_GRAD: _cross_entropy,
         kr.SIMPLE_RNN_SEQUENCE: _sequence,

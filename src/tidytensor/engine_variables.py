@@ -68,6 +68,17 @@ class VariableRegistry:
         if self.track_sites and v._site is None:
             v._site = sites.user_site(2)
 
+    def hold_handle(self, t: Tensor) -> Tensor:
+        """A new handle on ``t``'s buffer that no scope tracks (it outlives ``t`` and every
+        tidy): an ``AtomicUpdate`` holds pending values with it. Counted like any handle;
+        dispose it when done."""
+        t.throw_if_disposed("hold")
+        held = Tensor.__new__(Tensor)
+        init_handle(held, t._shape, t.dtype, t.data_id, next(_tensor_ids))
+        held.kept = True
+        self._inc_ref(held)
+        return held
+
     def assign_variable(self, v: Variable, new_value: Tensor) -> None:
         # Validated by Variable.assign; from here nothing can fail.
         if new_value.data_id is v.data_id:

@@ -7,9 +7,11 @@ variable at its held buffer: nothing there allocates or checks the memory limit,
 can fail. When phase 1 raises (``tf.ResourceExhaustedError``, a failed op, Ctrl-C), what it
 made is freed and every variable, slot and counter is as it was, memory counts included.
 
-Ctrl-C (``SIGINT``) arriving while a commit or a rollback runs is held until it ends and then
-delivered (``critical_section``), so it cannot split a step either: a step it interrupts is
-either not applied at all or applied completely.
+Ctrl-C (``SIGINT``) cannot split an update either: the whole block runs in a
+``critical_section()``, which holds the signal and delivers it at an ``interruption_point()``
+of phase 1 (the update then rolls back) or after the commit. A step it interrupts is either
+not applied at all or applied completely, and the engine is never interrupted mid-way
+through its own bookkeeping.
 
 >>> from tidytensor.atomic_update import atomic_update
 >>> w = tf.variable(tf.tensor1d([1, 2]), name='atomic_doc_w')
@@ -25,77 +27,19 @@ either not applied at all or applied completely.
 from __future__ import annotations
 
 import contextvars
-import threading
 from collections.abc import Callable
 from typing import Any
 
-try:  # the C module: a handler swap costs about a microsecond (signal.signal wraps enums)
-    import _signal as _sig
-except ImportError:  # pragma: no cover - other Python implementations
-    import signal as _sig
-
 from .engine import ENGINE
+from .interrupts import critical_section, interruption_point
 from .tensor import Tensor, Variable
 
-__all__ = ["AtomicUpdate", "active_update", "atomic_update", "critical_section", "current_value"]
-
-_SIGINT = int(_sig.SIGINT)
-_MAIN_THREAD = threading.main_thread()
+__all__ = ["AtomicUpdate", "active_update", "atomic_update", "current_value"]
 
 #: The update the current thread or task is collecting writes into (None: writes are direct).
 _ACTIVE: contextvars.ContextVar[AtomicUpdate | None] = contextvars.ContextVar(
     "tidytensor_atomic_update", default=None
 )
-
-
-class _Deferral:
-    """The main thread's state while SIGINT is held: nesting depth, the handler it replaced
-    and the signals that arrived meanwhile."""
-
-    depth = 0
-    previous: Any = None
-    pending: list[tuple[int, Any]] = []
-
-
-def _hold(signum: int, frame: Any) -> None:
-    _Deferral.pending.append((signum, frame))
-
-
-class critical_section:  # noqa: N801 - used like a function: ``with critical_section():``
-    """A block that SIGINT cannot interrupt: a SIGINT arriving meanwhile is passed to the
-    program's handler (``KeyboardInterrupt`` by default) when the outermost block ends.
-    Only the main thread receives signals; elsewhere this does nothing."""
-
-    __slots__ = ("_held",)
-
-    def __enter__(self) -> critical_section:
-        self._held = False
-        if threading.current_thread() is not _MAIN_THREAD:
-            return self
-        if _Deferral.depth == 0:
-            previous = _sig.getsignal(_SIGINT)
-            if not callable(previous) or previous is _hold:
-                return self  # SIG_IGN / SIG_DFL raise nothing in Python
-            _Deferral.previous = previous
-            _Deferral.depth = 1
-            _sig.signal(_SIGINT, _hold)
-        else:
-            _Deferral.depth += 1
-        self._held = True
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if not self._held:
-            return
-        _Deferral.depth -= 1
-        if _Deferral.depth:
-            return
-        previous = _Deferral.previous
-        _Deferral.previous = None
-        _sig.signal(_SIGINT, previous)
-        pending, _Deferral.pending = _Deferral.pending, []
-        for signum, frame in pending:
-            previous(signum, frame)  # default_int_handler raises KeyboardInterrupt here
 
 
 class AtomicUpdate:
@@ -125,6 +69,11 @@ class AtomicUpdate:
         write = self._writes.get(id(variable))
         return variable if write is None else write[1]
 
+    def interruption_point(self) -> None:
+        """Where phase 1 may stop for a held Ctrl-C (raising ``KeyboardInterrupt``, after
+        which the update rolls back)."""
+        interruption_point()
+
     def on_commit(self, action: Callable[[], None]) -> None:
         """Runs ``action`` (which must not fail) when the update is committed."""
         self._on_commit.append(action)
@@ -136,15 +85,14 @@ class AtomicUpdate:
     ) -> Any:
         """Appends ``make()`` (a new optimizer slot, holding a new variable) to ``slots``; a
         rollback disposes the variable and removes it again."""
-        with critical_section():
-            slot = make()
-            slots.append(slot)
-            self._undo.append(lambda: _remove_slot(slots, slot))
+        slot = make()
+        slots.append(slot)
+        self._undo.append(lambda: _remove_slot(slots, slot))
         return slot
 
     def commit(self) -> None:
         """Phase 2: every held buffer into its variable, then the ``on_commit`` actions.
-        Nothing here allocates or checks a limit. Call inside ``critical_section()``."""
+        Nothing here allocates or checks a limit."""
         for variable, held in self._writes.values():
             if not variable._disposed:
                 ENGINE.assign_variable(variable, held)
@@ -179,15 +127,19 @@ def _remove_slot(slots: list[Any], slot: Any) -> None:
 
 class _UpdateBlock:
     """``with atomic_update() as update:``: commits on a normal exit, rolls back on an
-    exception. Inside another update's block it joins that one (which commits for both)."""
+    exception. Inside another update's block it joins that one (which commits for both).
+    The whole block is a ``critical_section()``: Ctrl-C stops it only at an
+    ``interruption_point()`` (then it rolls back) or after the commit."""
 
-    __slots__ = ("_update",)
+    __slots__ = ("_update", "_critical")
 
     def __enter__(self) -> AtomicUpdate:
         outer = _ACTIVE.get()
         if outer is not None:
             self._update = None
             return outer
+        self._critical = critical_section()
+        self._critical.__enter__()
         update = AtomicUpdate()
         self._update = update
         _ACTIVE.set(update)
@@ -198,16 +150,15 @@ class _UpdateBlock:
         if update is None:
             return False
         try:
+            _ACTIVE.set(None)
             if exc_type is None:
-                with critical_section():
-                    _ACTIVE.set(None)
-                    update.commit()
+                update.commit()
+            else:
+                update.rollback()
         finally:
-            if not update.closed:
-                with critical_section():
-                    if _ACTIVE.get() is update:
-                        _ACTIVE.set(None)
-                    update.rollback()
+            if not update.closed:  # the commit itself raised (a bug): undo what is left
+                update.rollback()
+            self._critical.__exit__(exc_type, exc, tb)  # a held Ctrl-C is raised here
         return False
 
 

@@ -45,6 +45,7 @@ class AdadeltaOptimizer(Optimizer):
         names = gradient_names(variable_gradients, self.class_name)
         with atomic_update() as update:  # all variables, slots and iterations, or nothing
             for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
                 variable = registered_variable(name)
 
                 def zeros(variable=variable):

@@ -76,6 +76,7 @@ class AdamOptimizer(Optimizer):
                 one_minus_acc_beta1 = sub(1, self.acc_beta1)
                 one_minus_acc_beta2 = sub(1, self.acc_beta2)
             for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
                 variable = registered_variable(name)
                 if i >= len(self.accumulated_first_moment):
                     self._add_slot(
@@ -138,7 +139,7 @@ class AdamOptimizer(Optimizer):
             update.on_commit(self.increment_iterations)
 
         # All variables, slots, accumulated betas and iterations, or nothing.
-        with ENGINE.pin_site(), atomic_update() as update:
+        with atomic_update() as update, ENGINE.pin_site():
             tidy(lambda: step(update))
 
     @staticmethod

@@ -70,6 +70,7 @@ class AdamaxOptimizer(Optimizer):
             one_minus_acc_beta1 = sub(1, self.acc_beta1)
             lr = div(-self.learning_rate, add(mul(self.iteration, self.decay), 1))
             for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
                 variable = registered_variable(name)
                 # Made directly in this step's tidy (TF.js has no inner tidy here).
                 if i >= len(self.accumulated_first_moment):

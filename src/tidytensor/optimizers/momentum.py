@@ -42,6 +42,7 @@ class MomentumOptimizer(SGDOptimizer):
         names = gradient_names(variable_gradients, self.class_name)
         with atomic_update() as update:  # all variables, slots and iterations, or nothing
             for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
                 variable = registered_variable(name)
                 if i >= len(self.accumulations):
                     self._add_slot(

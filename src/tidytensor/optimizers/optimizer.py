@@ -115,10 +115,11 @@ class Optimizer(metaclass=_OptimizerMeta):
         try:
             # One atomic update for the whole step: writes made by f (BatchNormalization's
             # moving statistics) and the optimizer's are applied together, or none of them.
-            with ENGINE.pin_site(), atomic_update():  # every op belongs to the caller's line
+            with atomic_update() as update, ENGINE.pin_site():  # ops: the caller's line
                 result = self.compute_gradients(f, var_list)
                 value, grads = result.value, result.grads
                 try:
+                    update.interruption_point()
                     if var_list is not None:
                         self.apply_gradients(
                             [{"name": v.name, "tensor": grads.get(v.name)} for v in var_list]

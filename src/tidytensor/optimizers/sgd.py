@@ -42,6 +42,7 @@ class SGDOptimizer(Optimizer):
         names = gradient_names(variable_gradients, self.class_name)
         with atomic_update() as update:  # all variables and iterations, or nothing
             for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
                 gradient = gradient_at(variable_gradients, i, name)
                 if gradient is None:
                     continue

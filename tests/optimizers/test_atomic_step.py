@@ -145,13 +145,22 @@ def test_keyboard_interrupt_at_every_allocation_changes_nothing(optimizer_name):
     model.dispose()
 
 
-def test_memory_limit_sweep_fails_atomically_or_succeeds():
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
+def test_memory_limit_sweep_fails_atomically_or_succeeds(fused):
     """tf.config.set_memory_limit at every budget from what is live to what a step needs."""
+    tf.set_kernel_fusion(fused)
+    try:
+        _sweep()
+    finally:
+        tf.set_kernel_fusion(True)
+
+
+def _sweep() -> None:
     model = Model("adam", "m")
     model.minimize()
     live = tf.config.get_memory_info("CPU:0")["current"]
     failures = 0
-    for extra in range(0, 2000, 40):
+    for extra in range(0, 2400, 32):
         before = model.state()
         tf.config.set_memory_limit(live + extra)
         try:

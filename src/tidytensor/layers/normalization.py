@@ -19,6 +19,7 @@ import numbers
 from typing import Any
 
 from .. import ops
+from ..atomic_update import current_value
 from ..engine import ENGINE
 from .base import InputSpec, Layer
 from .constraints import get_constraint, serialize_constraint
@@ -220,7 +221,7 @@ class BatchNormalization(Layer):
         def moving_average(variable: Any, value: Any) -> None:
             def body() -> None:
                 decay = 1 - self.momentum
-                orig = variable.read()
+                orig = current_value(variable.read())  # as this training step left it
                 delta = ops.mul(ops.sub(orig, value), decay)
                 variable.write(ops.sub(orig, delta))
 

@@ -30,7 +30,7 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
-from .engine import ENGINE
+from .engine import ENGINE, current_context
 from .interrupts import critical_section, interruption_point
 from .tensor import Tensor, Variable
 
@@ -54,11 +54,25 @@ class AtomicUpdate:
         self._undo: list[Callable[[], None]] = []
         self.closed = False
 
-    def assign(self, variable: Variable, new_value: Tensor) -> None:
+    def assign(self, variable: Variable, new_value: Tensor, temporary: bool = False) -> None:
         """Records ``variable.assign(new_value)`` for the commit, after ``Variable.assign``'s
-        checks (which raise now, in phase 1). ``new_value`` may be disposed afterwards."""
+        checks (which raise now, in phase 1). ``new_value`` may be disposed afterwards.
+
+        ``temporary``: ``new_value`` was just made by an op in the current scope and the
+        caller never disposes it (an optimizer's new weight): the update takes that handle
+        over (``kept``, freed by the commit or rollback) instead of making one of its own."""
         variable._check_assign(new_value)
-        held = ENGINE.hold_handle(new_value)
+        if (
+            temporary
+            and not new_value.kept
+            and type(new_value) is Tensor
+            and new_value.scope_id is not None
+            and new_value.scope_id == getattr(current_context().active, "id", None)
+        ):
+            new_value.kept = True  # its scope will not free it
+            held = new_value
+        else:
+            held = ENGINE.hold_handle(new_value)
         replaced = self._writes.get(id(variable))
         self._writes[id(variable)] = (variable, held)
         if replaced is not None:

@@ -74,10 +74,10 @@ class AdadeltaOptimizer(Optimizer):
                         div(sqrt(add(acc_update, eps)), sqrt(add(acc_grad, eps))), gradient
                     )
                     new_acc_update = add(mul(acc_update, rho), mul(square(updates), 1 - rho))
-                    update.assign(acc_grad, new_acc_grad)
-                    update.assign(acc_update, new_acc_update)
+                    update.assign(acc_grad, new_acc_grad, temporary=True)
+                    update.assign(acc_update, new_acc_update, temporary=True)
                     new_value = add(mul(updates, -self.learning_rate), update.read(variable))
-                    update.assign(variable, new_value)
+                    update.assign(variable, new_value, temporary=True)
 
                 tidy(step)
             update.on_commit(self.increment_iterations)

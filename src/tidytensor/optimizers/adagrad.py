@@ -59,10 +59,10 @@ class AdagradOptimizer(Optimizer):
 
                 def step(variable=variable, gradient=gradient, accumulated=accumulated_grad):
                     new_accumulated_grad = add(accumulated, square(gradient))
-                    update.assign(accumulated, new_accumulated_grad)
+                    update.assign(accumulated, new_accumulated_grad, temporary=True)
                     delta = div(gradient, sqrt(add(new_accumulated_grad, backend_epsilon())))
                     new_value = add(mul(delta, -self.learning_rate), update.read(variable))
-                    update.assign(variable, new_value)
+                    update.assign(variable, new_value, temporary=True)
 
                 tidy(step)
             update.on_commit(self.increment_iterations)

@@ -130,12 +130,12 @@ class AdamOptimizer(Optimizer):
                 )
                 bias_corrected_first = div(new_first_moment, one_minus_acc_beta1)
                 bias_corrected_second = div(new_second_moment, one_minus_acc_beta2)
-                update.assign(first_moment, new_first_moment)
-                update.assign(second_moment, new_second_moment)
+                update.assign(first_moment, new_first_moment, temporary=True)
+                update.assign(second_moment, new_second_moment, temporary=True)
                 delta = div(bias_corrected_first, add(sqrt(bias_corrected_second), self.epsilon))
-                update.assign(variable, add(mul(delta, -self.learning_rate), value))
-            update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1))
-            update.assign(self.acc_beta2, mul(self.acc_beta2, self.beta2))
+                update.assign(variable, add(mul(delta, -self.learning_rate), value), temporary=True)
+            update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1), temporary=True)
+            update.assign(self.acc_beta2, mul(self.acc_beta2, self.beta2), temporary=True)
             update.on_commit(self.increment_iterations)
 
         # All variables, slots, accumulated betas and iterations, or nothing.
@@ -161,11 +161,13 @@ class AdamOptimizer(Optimizer):
         )
         corrected_m = run(k.REAL_DIV, (new_m, one_minus_acc_beta1))
         corrected_v = run(k.REAL_DIV, (new_v, one_minus_acc_beta2))
-        update.assign(m, new_m)
-        update.assign(v, new_v)
+        update.assign(m, new_m, temporary=True)
+        update.assign(v, new_v, temporary=True)
         denominator = run(k.ADD, (run(k.SQRT, (corrected_v,)), epsilon))
         delta = run(k.REAL_DIV, (corrected_m, denominator))
-        update.assign(variable, run(k.ADD, (run(k.MULTIPLY, (delta, neg_lr)), value)))
+        update.assign(
+            variable, run(k.ADD, (run(k.MULTIPLY, (delta, neg_lr)), value)), temporary=True
+        )
 
     def _fused_update(self, update, variable, value, gradient, m, v) -> None:
         """``_update`` as one kernel (``TidyAdamUpdate``): the same arithmetic in the same
@@ -181,9 +183,9 @@ class AdamOptimizer(Optimizer):
                 "learning_rate": self.learning_rate,
             },
         )
-        update.assign(m, new_m)
-        update.assign(v, new_v)
-        update.assign(variable, new_value)
+        update.assign(m, new_m, temporary=True)
+        update.assign(v, new_v, temporary=True)
+        update.assign(variable, new_value, temporary=True)
 
     def dispose(self) -> None:
         self.acc_beta1.dispose()

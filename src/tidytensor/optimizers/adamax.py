@@ -97,8 +97,8 @@ class AdamaxOptimizer(Optimizer):
                 ut0 = mul(weighted_inf_norm, self.beta2)
                 ut1 = abs(gradient)
                 new_weighted_inf_norm = maximum(ut0, ut1)
-                update.assign(first_moment, new_first_moment)
-                update.assign(weighted_inf_norm, new_weighted_inf_norm)
+                update.assign(first_moment, new_first_moment, temporary=True)
+                update.assign(weighted_inf_norm, new_weighted_inf_norm, temporary=True)
                 new_value = add(
                     mul(
                         div(lr, one_minus_acc_beta1),
@@ -106,9 +106,9 @@ class AdamaxOptimizer(Optimizer):
                     ),
                     update.read(variable),
                 )
-                update.assign(variable, new_value)
-            update.assign(self.iteration, add(self.iteration, 1))
-            update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1))
+                update.assign(variable, new_value, temporary=True)
+            update.assign(self.iteration, add(self.iteration, 1), temporary=True)
+            update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1), temporary=True)
             update.on_commit(self.increment_iterations)
 
         with atomic_update() as update:  # all variables, slots and iterations, or nothing

@@ -66,8 +66,8 @@ class MomentumOptimizer(SGDOptimizer):
                         )
                     else:
                         new_value = add(mul(self.c, new_accumulation), value)
-                    update.assign(accumulation, new_accumulation)
-                    update.assign(variable, new_value)
+                    update.assign(accumulation, new_accumulation, temporary=True)
+                    update.assign(variable, new_value, temporary=True)
 
                 tidy(step)
             update.on_commit(self.increment_iterations)

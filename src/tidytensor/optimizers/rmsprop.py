@@ -98,9 +98,9 @@ class RMSPropOptimizer(Optimizer):
                             sqrt(sub(new_mean_square, add(square(new_mean_grad), eps))),
                         )
                         new_moments = add(mul(moments, self.momentum), grad_contribution)
-                        update.assign(mean_square, new_mean_square)
-                        update.assign(mean_grad, new_mean_grad)
-                        update.assign(moments, new_moments)
+                        update.assign(mean_square, new_mean_square, temporary=True)
+                        update.assign(mean_grad, new_mean_grad, temporary=True)
+                        update.assign(moments, new_moments, temporary=True)
                     else:
                         # TF.js computes the new mean square a second time on this path; so do
                         # we, so that the kernels run (and tf.profile's record) are the same.
@@ -111,9 +111,9 @@ class RMSPropOptimizer(Optimizer):
                             mul(moments, self.momentum),
                             div(mul(gradient, lr), sqrt(add(new_mean_square, eps))),
                         )
-                        update.assign(mean_square, new_mean_square)
-                        update.assign(moments, new_moments)
-                    update.assign(variable, sub(update.read(variable), new_moments))
+                        update.assign(mean_square, new_mean_square, temporary=True)
+                        update.assign(moments, new_moments, temporary=True)
+                    update.assign(variable, sub(update.read(variable), new_moments), temporary=True)
 
                 tidy(step)
             update.on_commit(self.increment_iterations)

@@ -51,7 +51,7 @@ class SGDOptimizer(Optimizer):
 
                 def step(variable=variable, gradient=gradient) -> None:
                     value = update.read(variable)
-                    update.assign(variable, add(mul(self.c, gradient), value))
+                    update.assign(variable, add(mul(self.c, gradient), value), temporary=True)
 
                 tidy(step)
             update.on_commit(self.increment_iterations)

@@ -128,14 +128,14 @@ class Optimizer(metaclass=_OptimizerMeta):
                         self.apply_gradients(grads)
                 finally:
                     dispose(grads)
+                if not return_cost:  # inside the block, where Ctrl-C cannot split it
+                    value.dispose()
+                    value = None
         except BaseException:
             if value is not None:
                 value.dispose()
             raise
-        if return_cost:
-            return value
-        value.dispose()
-        return None
+        return value
 
     def compute_gradients(
         self, f: Callable[[], Tensor], var_list: list[Variable] | None = None

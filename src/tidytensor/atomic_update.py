@@ -2,7 +2,8 @@
 
 An update has two phases. Phase 1 computes every new value (weights, optimizer slots, the
 iteration count) without touching a variable: ``AtomicUpdate.assign`` validates each write
-and holds its new buffer with a handle of its own. Phase 2, ``commit``, points every
+and holds its new buffer (with a handle of its own, or by taking over the temporary an
+optimizer just made). Phase 2, ``commit``, points every
 variable at its held buffer: nothing there allocates or checks the memory limit, so nothing
 can fail. When phase 1 raises (``tf.ResourceExhaustedError``, a failed op, Ctrl-C), what it
 made is freed and every variable, slot and counter is as it was, memory counts included.

@@ -37,7 +37,7 @@ PACKAGE = "tidytensor"
 #: as the old ``engine_state``). Modules of no layer (the package's own
 #: ``__init__``) are never counted as importing upward.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "callables", "naming", "named_result", "utf16", "axis_util", "sites"),
+    ("errors", "callables", "naming", "named_result", "utf16", "axis_util", "sites", "interrupts"),
     ("dtypes", "geometry", "broadcast_util"),
     ("js_numbers", "js_strings", "random_engines", "printing"),
     ("kernel_names", "kernel_names_", "kernel_registry"),

@@ -299,6 +299,12 @@ class Variable(Tensor):
     def assign(self, new_value: Tensor) -> None:
         """Points the variable at ``new_value``'s buffer (no copy). Same shape and dtype only;
         on error the variable is unchanged."""
+        self._check_assign(new_value)
+        _engine.assign_variable(self, new_value)
+
+    def _check_assign(self, new_value: Tensor) -> None:
+        """Raises what ``assign(new_value)`` would raise (a disposed variable or value, a
+        non-tensor, another dtype or shape); returns when it would succeed."""
         self.throw_if_disposed("assign")
         if not isinstance(new_value, Tensor):
             raise ArgumentTypeError(
@@ -316,7 +322,6 @@ class Variable(Tensor):
                 f"shape of the new value ({_shape_str(new_value._shape)}) and previous value "
                 f"({_shape_str(self._shape)}) must match (variable '{self.name}')"
             )
-        _engine.assign_variable(self, new_value)
 
     def __del__(self) -> None:
         pass  # variables live in the engine's registry until disposed: never a leak

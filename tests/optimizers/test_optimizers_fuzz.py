@@ -103,6 +103,25 @@ def config_equal(actual: dict, expected: dict) -> bool:
     return True
 
 
+def snapshot(opt, variables: dict, order: list[str], base: list[int]) -> tuple:
+    """What an atomic step must leave unchanged when it fails: every variable's bits, the
+    optimizer's weights (names and bits), iterations and the memory counts."""
+    values = tuple(
+        variables[n].data_sync().tobytes() for n in order if not variables[n].is_disposed
+    )
+    try:
+        ws = opt.get_weights()
+    except Exception:  # noqa: BLE001 - Adamax has no get_weights (as in TF.js)
+        weights = None
+    else:
+        weights = tuple(
+            (w["name"], None if w["tensor"].is_disposed else w["tensor"].data_sync().tobytes())
+            for w in ws
+        )
+        ws[0]["tensor"].dispose()
+    return values, weights, opt.iterations, tuple(counts(base))
+
+
 def replay(sc: dict, fused: bool) -> list[str]:
     """Runs one scenario; returns its mismatches with TF.js (empty when it agrees)."""
     problems: list[str] = []
@@ -131,10 +150,12 @@ def replay(sc: dict, fused: bool) -> list[str]:
             problems.append(f"className {opt.get_class_name()} vs {res['className']}")
         if counts(base) != res["construct"]:
             problems.append(f"construct mem {counts(base)} vs {res['construct']}")
+        problems_before = len(problems)
         for step, (a, expected) in enumerate(zip(sc["actions"], res["steps"], strict=True)):
             where = f"action {step} ({a['op']})"
             rec: dict = {}
             error = None
+            before = snapshot(opt, variables, order, base)
             try:
                 op = a["op"]
                 if op == "addVar":
@@ -277,6 +298,24 @@ def replay(sc: dict, fused: bool) -> list[str]:
                     problems.append(f"{where}: {name}: {describe(data, vb64)}")
             if counts(base) != expected["mem"]:
                 problems.append(f"{where}: mem {counts(base)} vs TF.js {expected['mem']}")
+            if (
+                error is not None
+                and a["op"] in ("apply", "minimize")
+                and len(problems) > problems_before
+                and same_gist(error, expected["error"])
+            ):
+                # TF.js left this failed step half-applied (some variables and slots updated,
+                # slots of the failed step kept); tidytensor's steps are atomic: everything
+                # must be exactly as before the step. The rest of the scenario continues from
+                # TF.js's torn state, so it cannot be compared.
+                del problems[problems_before:]
+                after = snapshot(opt, variables, order, base)
+                if after != before:
+                    problems.append(f"{where}: failed step changed the state: {before} -> {after}")
+                tf.dispose([variables[n] for n in order])
+                opt.dispose()
+                return problems
+            problems_before = len(problems)
         try:
             opt.dispose()
             error = None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import GradientError
+from ..interrupts import interruption_point
 from ..kernel_names import tfjs as kernel_names_tfjs
 from ..tensor import Tensor
 
@@ -75,6 +76,7 @@ def backprop(
 ) -> None:
     """Walks ``tape`` backwards, accumulating into ``grads`` (tensor id -> gradient)."""
     for node in reversed(tape):
+        interruption_point()  # a Ctrl-C held by an optimizer step stops it here
         dys: list[Tensor | None] = [grads.get(o.id) for o in node.outputs]
         if all(dy is None for dy in dys):
             continue  # the node's outputs do not reach y through any recorded gradient

@@ -53,7 +53,7 @@ class VariableRegistry:
         self._inc_ref(v)
         return v
 
-    def _inc_ref(self, v: Variable) -> None:
+    def _inc_ref(self, v: Tensor, site: bool = True) -> None:
         """Counts a variable as a new handle on its (existing) buffer. Variables are never tracked."""
         data_id = v.data_id
         if data_id.refs <= 0 or not data_id.backend.alive:
@@ -67,8 +67,18 @@ class VariableRegistry:
             if v.dtype == STRING:
                 state.num_string_tensors += 1
         data_id.backend.inc_ref(data_id)
-        if self.track_sites and v._site is None:
+        if site and self.track_sites and v._site is None:
             v._site = sites.user_site(2)
+
+    def hold_handle(self, t: Tensor) -> Tensor:
+        """A new handle on ``t``'s buffer that no scope tracks (it outlives ``t`` and every
+        tidy): an ``AtomicUpdate`` holds pending values with it. Counted like any handle;
+        dispose it when done."""
+        t.throw_if_disposed("hold")
+        held = new_handle(Tensor, t.data_id, t._shape, t.dtype, None, t._site)
+        held.kept = True
+        self._inc_ref(held, site=False)  # t's site: no stack walk for a handle this short-lived
+        return held
 
     def assign_variable(self, v: Variable, new_value: Tensor) -> None:
         # Validated by Variable.assign; from here nothing can fail.

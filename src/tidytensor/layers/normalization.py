@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
+from ..engine.atomic_update import current_value
 from ..js_strings import js_json
 from .constraints import get_constraint, serialize_constraint
 from .engine.serialization import register_class
@@ -221,7 +222,7 @@ class BatchNormalization(Layer):
         def moving_average(variable: Any, value: Any) -> None:
             def body() -> None:
                 decay = 1 - self.momentum
-                orig = variable.read()
+                orig = current_value(variable.read())  # as this training step left it
                 delta = ops.mul(ops.sub(orig, value), decay)
                 variable.write(ops.sub(orig, delta))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.atomic_update import atomic_update
 from ..ops.arithmetic import add, div, mul
 from ..ops.basic_math import sqrt, square
 from ..ops.creation import zeros_like
@@ -42,36 +43,44 @@ class AdadeltaOptimizer(Optimizer):
 
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
-        for i, name in enumerate(names):
-            value = registered_variable(name)
-            if i >= len(self.accumulated_grads):
-                variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                self.accumulated_grads.append(OptimizerVariable(f"{name}/accum_grad", variable))
-            if i >= len(self.accumulated_updates):
-                variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                self.accumulated_updates.append(OptimizerVariable(f"{name}/accum_var", variable))
-            gradient = gradient_at(variable_gradients, i, name)
-            if gradient is None:
-                continue
-            accumulated_grad = self.accumulated_grads[i].variable
-            accumulated_update = self.accumulated_updates[i].variable
+        with atomic_update() as update:  # all variables, slots and iterations, or nothing
+            for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                variable = registered_variable(name)
 
-            def update(
-                value=value,
-                gradient=gradient,
-                acc_grad=accumulated_grad,
-                acc_update=accumulated_update,
-            ) -> None:
-                rho, eps = self.rho, self.epsilon
-                new_acc_grad = add(mul(acc_grad, rho), mul(square(gradient), 1 - rho))
-                updates = mul(div(sqrt(add(acc_update, eps)), sqrt(add(acc_grad, eps))), gradient)
-                new_acc_update = add(mul(acc_update, rho), mul(square(updates), 1 - rho))
-                acc_grad.assign(new_acc_grad)
-                acc_update.assign(new_acc_update)
-                value.assign(add(mul(updates, -self.learning_rate), value))
+                def zeros(variable=variable):
+                    return zeros_like(variable)
 
-            tidy(update)
-        self.increment_iterations()
+                if i >= len(self.accumulated_grads):
+                    self._add_slot(update, self.accumulated_grads, f"{name}/accum_grad", zeros)
+                if i >= len(self.accumulated_updates):
+                    self._add_slot(update, self.accumulated_updates, f"{name}/accum_var", zeros)
+                gradient = gradient_at(variable_gradients, i, name)
+                if gradient is None:
+                    continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
+                accumulated_grad = self.accumulated_grads[i].variable
+                accumulated_update = self.accumulated_updates[i].variable
+
+                def step(
+                    variable=variable,
+                    gradient=gradient,
+                    acc_grad=accumulated_grad,
+                    acc_update=accumulated_update,
+                ) -> None:
+                    rho, eps = self.rho, self.epsilon
+                    new_acc_grad = add(mul(acc_grad, rho), mul(square(gradient), 1 - rho))
+                    updates = mul(
+                        div(sqrt(add(acc_update, eps)), sqrt(add(acc_grad, eps))), gradient
+                    )
+                    new_acc_update = add(mul(acc_update, rho), mul(square(updates), 1 - rho))
+                    update.assign(acc_grad, new_acc_grad, temporary=True)
+                    update.assign(acc_update, new_acc_update, temporary=True)
+                    new_value = add(mul(updates, -self.learning_rate), update.read(variable))
+                    update.assign(variable, new_value, temporary=True)
+
+                tidy(step)
+            update.on_commit(self.increment_iterations)
 
     def dispose(self) -> None:
         dispose([v.variable for v in self.accumulated_grads])

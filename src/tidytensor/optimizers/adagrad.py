@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.atomic_update import atomic_update
 from ..ops.arithmetic import add, div, mul
 from ..ops.basic_math import sqrt, square
 from ..ops.creation import fill
@@ -37,28 +38,34 @@ class AdagradOptimizer(Optimizer):
 
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
-        for i, name in enumerate(names):
-            value = registered_variable(name)
-            if i >= len(self.accumulated_grads):
-                variable = tidy(
-                    lambda value=value: fill(value.shape, self.initial_accumulator_value).variable(
-                        False
+        with atomic_update() as update:  # all variables, slots and iterations, or nothing
+            for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                variable = registered_variable(name)
+                if i >= len(self.accumulated_grads):
+                    self._add_slot(
+                        update,
+                        self.accumulated_grads,
+                        f"{name}/accumulator",
+                        lambda variable=variable: fill(
+                            variable.shape, self.initial_accumulator_value
+                        ),
                     )
-                )
-                self.accumulated_grads.append(OptimizerVariable(f"{name}/accumulator", variable))
-            gradient = gradient_at(variable_gradients, i, name)
-            if gradient is None:
-                continue
-            accumulated_grad = self.accumulated_grads[i].variable
+                gradient = gradient_at(variable_gradients, i, name)
+                if gradient is None:
+                    continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
+                accumulated_grad = self.accumulated_grads[i].variable
 
-            def update(value=value, gradient=gradient, accumulated_grad=accumulated_grad) -> None:
-                new_accumulated_grad = add(accumulated_grad, square(gradient))
-                accumulated_grad.assign(new_accumulated_grad)
-                step = div(gradient, sqrt(add(new_accumulated_grad, backend_epsilon())))
-                value.assign(add(mul(step, -self.learning_rate), value))
+                def step(variable=variable, gradient=gradient, accumulated=accumulated_grad):
+                    new_accumulated_grad = add(accumulated, square(gradient))
+                    update.assign(accumulated, new_accumulated_grad, temporary=True)
+                    delta = div(gradient, sqrt(add(new_accumulated_grad, backend_epsilon())))
+                    new_value = add(mul(delta, -self.learning_rate), update.read(variable))
+                    update.assign(variable, new_value, temporary=True)
 
-            tidy(update)
-        self.increment_iterations()
+                tidy(step)
+            update.on_commit(self.increment_iterations)
 
     def dispose(self) -> None:
         dispose([v.variable for v in self.accumulated_grads])

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..engine import ENGINE
+from ..engine.atomic_update import AtomicUpdate, atomic_update
 from ..ops.arithmetic import add, div, mul, pow, sub
 from ..ops.basic_math import sqrt, square
 from ..ops.creation import scalar, zeros_like
@@ -67,7 +68,7 @@ class AdamOptimizer(Optimizer):
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
 
-        def step() -> None:
+        def step(update: AtomicUpdate) -> None:
             # One fused kernel per variable unless someone watches kernels one by one.
             fused = ENGINE.may_fuse()
             one_minus_acc_beta1 = one_minus_acc_beta2 = consts = None
@@ -75,21 +76,34 @@ class AdamOptimizer(Optimizer):
                 one_minus_acc_beta1 = sub(1, self.acc_beta1)
                 one_minus_acc_beta2 = sub(1, self.acc_beta2)
             for i, name in enumerate(names):
-                value = registered_variable(name)
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                variable = registered_variable(name)
                 if i >= len(self.accumulated_first_moment):
-                    variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                    self.accumulated_first_moment.append(OptimizerVariable(f"{name}/m", variable))
+                    self._add_slot(
+                        update,
+                        self.accumulated_first_moment,
+                        f"{name}/m",
+                        lambda variable=variable: zeros_like(variable),
+                    )
                 if i >= len(self.accumulated_second_moment):
-                    variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                    self.accumulated_second_moment.append(OptimizerVariable(f"{name}/v", variable))
+                    self._add_slot(
+                        update,
+                        self.accumulated_second_moment,
+                        f"{name}/v",
+                        lambda variable=variable: zeros_like(variable),
+                    )
                 gradient = gradient_at(variable_gradients, i, name)
                 if gradient is None:
                     continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
+                value = update.read(variable)
                 first_moment = self.accumulated_first_moment[i].variable
                 second_moment = self.accumulated_second_moment[i].variable
                 plain = plain_float32(value, gradient, first_moment, second_moment)
                 if plain and fused:
-                    self._fused_update(value, gradient, first_moment, second_moment)
+                    self._fused_update(
+                        update, variable, value, gradient, first_moment, second_moment
+                    )
                     continue
                 if one_minus_acc_beta1 is None:  # a variable the fused kernel cannot take
                     one_minus_acc_beta1 = sub(1, self.acc_beta1)
@@ -104,14 +118,10 @@ class AdamOptimizer(Optimizer):
                             self.epsilon,
                             -self.learning_rate,
                         )
+                    moments = (first_moment, second_moment)
+                    one_minus_acc_betas = (one_minus_acc_beta1, one_minus_acc_beta2)
                     self._update(
-                        value,
-                        gradient,
-                        first_moment,
-                        second_moment,
-                        one_minus_acc_beta1,
-                        one_minus_acc_beta2,
-                        consts,
+                        update, variable, value, gradient, moments, one_minus_acc_betas, consts
                     )
                     continue
                 new_first_moment = add(mul(first_moment, self.beta1), mul(gradient, 1 - self.beta1))
@@ -120,22 +130,25 @@ class AdamOptimizer(Optimizer):
                 )
                 bias_corrected_first = div(new_first_moment, one_minus_acc_beta1)
                 bias_corrected_second = div(new_second_moment, one_minus_acc_beta2)
-                first_moment.assign(new_first_moment)
-                second_moment.assign(new_second_moment)
-                update = div(bias_corrected_first, add(sqrt(bias_corrected_second), self.epsilon))
-                value.assign(add(mul(update, -self.learning_rate), value))
-            self.acc_beta1.assign(mul(self.acc_beta1, self.beta1))
-            self.acc_beta2.assign(mul(self.acc_beta2, self.beta2))
+                update.assign(first_moment, new_first_moment, temporary=True)
+                update.assign(second_moment, new_second_moment, temporary=True)
+                delta = div(bias_corrected_first, add(sqrt(bias_corrected_second), self.epsilon))
+                update.assign(variable, add(mul(delta, -self.learning_rate), value), temporary=True)
+            update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1), temporary=True)
+            update.assign(self.acc_beta2, mul(self.acc_beta2, self.beta2), temporary=True)
+            update.on_commit(self.increment_iterations)
 
-        with ENGINE.pin_site():
-            tidy(step)
-        self.increment_iterations()
+        # All variables, slots, accumulated betas and iterations, or nothing.
+        with atomic_update() as update, ENGINE.pin_site():
+            tidy(lambda: step(update))
 
     @staticmethod
-    def _update(value, gradient, m, v, one_minus_acc_beta1, one_minus_acc_beta2, consts) -> None:
+    def _update(update, variable, value, gradient, moments, one_minus_acc_betas, consts) -> None:
         """The loop body of ``step`` for float32 tensors of one shape: the same kernels in the
         same order as the ops above (which would only pass these tensors through)."""
         run = ENGINE.run_kernel
+        m, v = moments
+        one_minus_acc_beta1, one_minus_acc_beta2 = one_minus_acc_betas
         beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, neg_lr = consts
         new_m = run(
             k.ADD,
@@ -148,13 +161,15 @@ class AdamOptimizer(Optimizer):
         )
         corrected_m = run(k.REAL_DIV, (new_m, one_minus_acc_beta1))
         corrected_v = run(k.REAL_DIV, (new_v, one_minus_acc_beta2))
-        m.assign(new_m)
-        v.assign(new_v)
+        update.assign(m, new_m, temporary=True)
+        update.assign(v, new_v, temporary=True)
         denominator = run(k.ADD, (run(k.SQRT, (corrected_v,)), epsilon))
-        update = run(k.REAL_DIV, (corrected_m, denominator))
-        value.assign(run(k.ADD, (run(k.MULTIPLY, (update, neg_lr)), value)))
+        delta = run(k.REAL_DIV, (corrected_m, denominator))
+        update.assign(
+            variable, run(k.ADD, (run(k.MULTIPLY, (delta, neg_lr)), value)), temporary=True
+        )
 
-    def _fused_update(self, value, gradient, m, v) -> None:
+    def _fused_update(self, update, variable, value, gradient, m, v) -> None:
         """``_update`` as one kernel (``TidyAdamUpdate``): the same arithmetic in the same
         order and precision, so the same bits, without its eleven temporaries (nor the
         scalars ``1 - accBeta`` and the constants: the kernel takes them as attributes)."""
@@ -170,9 +185,9 @@ class AdamOptimizer(Optimizer):
             epsilon=self.epsilon,
             learning_rate=self.learning_rate,
         )
-        m.assign(new_m)
-        v.assign(new_v)
-        value.assign(new_value)
+        update.assign(m, new_m, temporary=True)
+        update.assign(v, new_v, temporary=True)
+        update.assign(variable, new_value, temporary=True)
 
     def dispose(self) -> None:
         self.acc_beta1.dispose()

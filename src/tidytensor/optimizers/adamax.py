@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.atomic_update import AtomicUpdate, atomic_update
 from ..errors import TidyTensorError
 from ..ops.arithmetic import add, div, maximum, mul, sub
 from ..ops.basic_math import abs
@@ -65,44 +66,53 @@ class AdamaxOptimizer(Optimizer):
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
 
-        def step() -> None:
+        def step(update: AtomicUpdate) -> None:
             one_minus_acc_beta1 = sub(1, self.acc_beta1)
             lr = div(-self.learning_rate, add(mul(self.iteration, self.decay), 1))
             for i, name in enumerate(names):
-                value = registered_variable(name)
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                variable = registered_variable(name)
                 # Made directly in this step's tidy (TF.js has no inner tidy here).
                 if i >= len(self.accumulated_first_moment):
-                    variable = zeros_like(value).variable(False)
-                    self.accumulated_first_moment.append(OptimizerVariable(f"{name}/m", variable))
+                    update.add_slot(
+                        self.accumulated_first_moment,
+                        lambda variable=variable, name=name: OptimizerVariable(
+                            f"{name}/m", zeros_like(variable).variable(False)
+                        ),
+                    )
                 if i >= len(self.accumulated_weighted_inf_norm):
-                    variable = zeros_like(value).variable(False)
-                    self.accumulated_weighted_inf_norm.append(
-                        OptimizerVariable(f"{name}/v", variable)
+                    update.add_slot(
+                        self.accumulated_weighted_inf_norm,
+                        lambda variable=variable, name=name: OptimizerVariable(
+                            f"{name}/v", zeros_like(variable).variable(False)
+                        ),
                     )
                 gradient = gradient_at(variable_gradients, i, name)
                 if gradient is None:
                     continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
                 first_moment = self.accumulated_first_moment[i].variable
                 weighted_inf_norm = self.accumulated_weighted_inf_norm[i].variable
                 new_first_moment = add(mul(first_moment, self.beta1), mul(gradient, 1 - self.beta1))
                 ut0 = mul(weighted_inf_norm, self.beta2)
                 ut1 = abs(gradient)
                 new_weighted_inf_norm = maximum(ut0, ut1)
-                first_moment.assign(new_first_moment)
-                weighted_inf_norm.assign(new_weighted_inf_norm)
+                update.assign(first_moment, new_first_moment, temporary=True)
+                update.assign(weighted_inf_norm, new_weighted_inf_norm, temporary=True)
                 new_value = add(
                     mul(
                         div(lr, one_minus_acc_beta1),
                         div(new_first_moment, add(new_weighted_inf_norm, self.epsilon)),
                     ),
-                    value,
+                    update.read(variable),
                 )
-                value.assign(new_value)
-            self.iteration.assign(add(self.iteration, 1))
-            self.acc_beta1.assign(mul(self.acc_beta1, self.beta1))
+                update.assign(variable, new_value, temporary=True)
+            update.assign(self.iteration, add(self.iteration, 1), temporary=True)
+            update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1), temporary=True)
+            update.on_commit(self.increment_iterations)
 
-        tidy(step)
-        self.increment_iterations()
+        with atomic_update() as update:  # all variables, slots and iterations, or nothing
+            tidy(lambda: step(update))
 
     def dispose(self) -> None:
         self.acc_beta1.dispose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.atomic_update import atomic_update
 from ..ops.arithmetic import add, mul
 from ..ops.creation import scalar, zeros_like
 from ..scopes import dispose, tidy
@@ -39,29 +40,37 @@ class MomentumOptimizer(SGDOptimizer):
 
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
-        for i, name in enumerate(names):
-            value = registered_variable(name)
-            if i >= len(self.accumulations):
-                variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                self.accumulations.append(OptimizerVariable(f"{name}/momentum", variable))
-            accumulation = self.accumulations[i].variable
-            gradient = gradient_at(variable_gradients, i, name)
-            if gradient is None:
-                continue
-
-            def update(value=value, gradient=gradient, accumulation=accumulation) -> None:
-                new_accumulation = add(mul(self.m, accumulation), gradient)
-                if self.use_nesterov:
-                    new_value = add(
-                        mul(self.c, add(gradient, mul(new_accumulation, self.m))), value
+        with atomic_update() as update:  # all variables, slots and iterations, or nothing
+            for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                variable = registered_variable(name)
+                if i >= len(self.accumulations):
+                    self._add_slot(
+                        update,
+                        self.accumulations,
+                        f"{name}/momentum",
+                        lambda variable=variable: zeros_like(variable),
                     )
-                else:
-                    new_value = add(mul(self.c, new_accumulation), value)
-                accumulation.assign(new_accumulation)
-                value.assign(new_value)
+                accumulation = self.accumulations[i].variable
+                gradient = gradient_at(variable_gradients, i, name)
+                if gradient is None:
+                    continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
 
-            tidy(update)
-        self.increment_iterations()
+                def step(variable=variable, gradient=gradient, accumulation=accumulation) -> None:
+                    value = update.read(variable)
+                    new_accumulation = add(mul(self.m, accumulation), gradient)
+                    if self.use_nesterov:
+                        new_value = add(
+                            mul(self.c, add(gradient, mul(new_accumulation, self.m))), value
+                        )
+                    else:
+                        new_value = add(mul(self.c, new_accumulation), value)
+                    update.assign(accumulation, new_accumulation, temporary=True)
+                    update.assign(variable, new_value, temporary=True)
+
+                tidy(step)
+            update.on_commit(self.increment_iterations)
 
     def dispose(self) -> None:
         self.m.dispose()

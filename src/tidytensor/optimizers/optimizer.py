@@ -14,9 +14,10 @@ from typing import Any
 
 from ..autodiff import VariableGrads, variable_grads
 from ..engine import ENGINE
+from ..engine.atomic_update import AtomicUpdate, atomic_update
 from ..errors import ArgumentTypeError, InvalidArgumentError, TidyTensorError
 from ..ops.creation import scalar
-from ..scopes import dispose
+from ..scopes import dispose, tidy
 from ..tensor import Tensor, Variable
 from ..tensor_util import scalar_tensor
 
@@ -110,25 +111,31 @@ class Optimizer(metaclass=_OptimizerMeta):
         3.2
         >>> opt.dispose(); x.dispose()
         """
-        with ENGINE.pin_site():  # every op of the step belongs to the caller's line
-            result = self.compute_gradients(f, var_list)
-            value, grads = result.value, result.grads
-            try:
-                if var_list is not None:
-                    self.apply_gradients(
-                        [{"name": v.name, "tensor": grads.get(v.name)} for v in var_list]
-                    )
-                else:
-                    self.apply_gradients(grads)
-            except BaseException:
-                dispose(grads)
+        value = None
+        try:
+            # One atomic update for the whole step: writes made by f (BatchNormalization's
+            # moving statistics) and the optimizer's are applied together, or none of them.
+            with atomic_update() as update, ENGINE.pin_site():  # ops: the caller's line
+                result = self.compute_gradients(f, var_list)
+                value, grads = result.value, result.grads
+                try:
+                    update.interruption_point()
+                    if var_list is not None:
+                        self.apply_gradients(
+                            [{"name": v.name, "tensor": grads.get(v.name)} for v in var_list]
+                        )
+                    else:
+                        self.apply_gradients(grads)
+                finally:
+                    dispose(grads)
+                if not return_cost:  # inside the block, where Ctrl-C cannot split it
+                    value.dispose()
+                    value = None
+        except BaseException:
+            if value is not None:
                 value.dispose()
-                raise
-            dispose(grads)
-        if return_cost:
-            return value
-        value.dispose()
-        return None
+            raise
+        return value
 
     def compute_gradients(
         self, f: Callable[[], Tensor], var_list: list[Variable] | None = None
@@ -139,7 +146,8 @@ class Optimizer(metaclass=_OptimizerMeta):
 
     def apply_gradients(self, variable_gradients: Any) -> None:
         """Updates each named variable from its gradient: a dict ``{name: tensor}`` or a list
-        of ``{'name': ..., 'tensor': ...}`` dicts. Implemented by each optimizer."""
+        of ``{'name': ..., 'tensor': ...}`` dicts. Implemented by each optimizer, atomically:
+        if it raises, every variable, slot and ``iterations`` is as before."""
         raise TidyTensorError(f"apply_gradients() is not implemented by {type(self).__name__}")
 
     @property
@@ -151,6 +159,15 @@ class Optimizer(metaclass=_OptimizerMeta):
 
     def increment_iterations(self) -> None:
         self._iterations = self.iterations + 1
+
+    def _add_slot(
+        self, update: AtomicUpdate, slots: list[OptimizerVariable], name: str, make: Callable
+    ) -> Variable:
+        """A new state variable ``make()`` (made in its own tidy) saved as ``name``, appended
+        to ``slots``; removed and disposed again if the step fails."""
+        return update.add_slot(
+            slots, lambda: OptimizerVariable(name, tidy(lambda: make().variable(False)))
+        ).variable
 
     def dispose(self) -> None:
         """Disposes the variables and tensors this optimizer owns."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.atomic_update import atomic_update
 from ..errors import InvalidArgumentError
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.basic_math import sqrt, square
@@ -59,57 +60,63 @@ class RMSPropOptimizer(Optimizer):
 
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
-        for i, name in enumerate(names):
-            value = registered_variable(name)
-            if i >= len(self.accumulated_mean_squares):
-                variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                self.accumulated_mean_squares.append(OptimizerVariable(f"{name}/rms", variable))
-            if i >= len(self.accumulated_moments):
-                variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                self.accumulated_moments.append(OptimizerVariable(f"{name}/momentum", variable))
-            if self.centered and i >= len(self.accumulated_mean_grads):
-                variable = tidy(lambda value=value: zeros_like(value).variable(False))
-                self.accumulated_mean_grads.append(OptimizerVariable(f"{name}/mg", variable))
-            gradient = gradient_at(variable_gradients, i, name)
-            if gradient is None:
-                continue
-            mean_square = self.accumulated_mean_squares[i].variable
-            moments = self.accumulated_moments[i].variable
-            mean_grad = self.accumulated_mean_grads[i].variable if self.centered else None
+        with atomic_update() as update:  # all variables, slots and iterations, or nothing
+            for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                variable = registered_variable(name)
 
-            def update(
-                value=value,
-                gradient=gradient,
-                mean_square=mean_square,
-                moments=moments,
-                mean_grad=mean_grad,
-            ):
-                decay, lr, eps = self.decay, self.learning_rate, self.epsilon
-                new_mean_square = add(mul(mean_square, decay), mul(square(gradient), 1 - decay))
-                if self.centered:
-                    new_mean_grad = add(mul(mean_grad, decay), mul(gradient, 1 - decay))
-                    grad_contribution = div(
-                        mul(gradient, lr),
-                        sqrt(sub(new_mean_square, add(square(new_mean_grad), eps))),
-                    )
-                    new_moments = add(mul(moments, self.momentum), grad_contribution)
-                    mean_square.assign(new_mean_square)
-                    mean_grad.assign(new_mean_grad)
-                    moments.assign(new_moments)
-                else:
-                    # TF.js computes the new mean square a second time on this path; so do we,
-                    # so that the kernels run (and tf.profile's record) are the same.
+                def zeros(variable=variable):
+                    return zeros_like(variable)
+
+                if i >= len(self.accumulated_mean_squares):
+                    self._add_slot(update, self.accumulated_mean_squares, f"{name}/rms", zeros)
+                if i >= len(self.accumulated_moments):
+                    self._add_slot(update, self.accumulated_moments, f"{name}/momentum", zeros)
+                if self.centered and i >= len(self.accumulated_mean_grads):
+                    self._add_slot(update, self.accumulated_mean_grads, f"{name}/mg", zeros)
+                gradient = gradient_at(variable_gradients, i, name)
+                if gradient is None:
+                    continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
+                mean_square = self.accumulated_mean_squares[i].variable
+                moments = self.accumulated_moments[i].variable
+                mean_grad = self.accumulated_mean_grads[i].variable if self.centered else None
+
+                def step(
+                    variable=variable,
+                    gradient=gradient,
+                    mean_square=mean_square,
+                    moments=moments,
+                    mean_grad=mean_grad,
+                ):
+                    decay, lr, eps = self.decay, self.learning_rate, self.epsilon
                     new_mean_square = add(mul(mean_square, decay), mul(square(gradient), 1 - decay))
-                    new_moments = add(
-                        mul(moments, self.momentum),
-                        div(mul(gradient, lr), sqrt(add(new_mean_square, eps))),
-                    )
-                    mean_square.assign(new_mean_square)
-                    moments.assign(new_moments)
-                value.assign(sub(value, new_moments))
+                    if self.centered:
+                        new_mean_grad = add(mul(mean_grad, decay), mul(gradient, 1 - decay))
+                        grad_contribution = div(
+                            mul(gradient, lr),
+                            sqrt(sub(new_mean_square, add(square(new_mean_grad), eps))),
+                        )
+                        new_moments = add(mul(moments, self.momentum), grad_contribution)
+                        update.assign(mean_square, new_mean_square, temporary=True)
+                        update.assign(mean_grad, new_mean_grad, temporary=True)
+                        update.assign(moments, new_moments, temporary=True)
+                    else:
+                        # TF.js computes the new mean square a second time on this path; so do
+                        # we, so that the kernels run (and tf.profile's record) are the same.
+                        new_mean_square = add(
+                            mul(mean_square, decay), mul(square(gradient), 1 - decay)
+                        )
+                        new_moments = add(
+                            mul(moments, self.momentum),
+                            div(mul(gradient, lr), sqrt(add(new_mean_square, eps))),
+                        )
+                        update.assign(mean_square, new_mean_square, temporary=True)
+                        update.assign(moments, new_moments, temporary=True)
+                    update.assign(variable, sub(update.read(variable), new_moments), temporary=True)
 
-            tidy(update)
-        self.increment_iterations()
+                tidy(step)
+            update.on_commit(self.increment_iterations)
 
     def dispose(self) -> None:
         dispose([v.variable for v in self.accumulated_mean_squares])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.atomic_update import atomic_update
 from ..errors import InvalidArgumentError
 from ..ops.arithmetic import add, mul
 from ..ops.creation import scalar
@@ -39,17 +40,21 @@ class SGDOptimizer(Optimizer):
 
     def apply_gradients(self, variable_gradients: Any) -> None:
         names = gradient_names(variable_gradients, self.class_name)
-        for i, name in enumerate(names):
-            gradient = gradient_at(variable_gradients, i, name)
-            if gradient is None:
-                continue
-            value = registered_variable(name)
+        with atomic_update() as update:  # all variables and iterations, or nothing
+            for i, name in enumerate(names):
+                update.interruption_point()  # a held Ctrl-C stops the step here
+                gradient = gradient_at(variable_gradients, i, name)
+                if gradient is None:
+                    continue
+                gradient = update.read(gradient)  # a variable written earlier in this step
+                variable = registered_variable(name)
 
-            def update(value=value, gradient=gradient) -> None:
-                value.assign(add(mul(self.c, gradient), value))
+                def step(variable=variable, gradient=gradient) -> None:
+                    value = update.read(variable)
+                    update.assign(variable, add(mul(self.c, gradient), value), temporary=True)
 
-            tidy(update)
-        self.increment_iterations()
+                tidy(step)
+            update.on_commit(self.increment_iterations)
 
     def set_learning_rate(self, learning_rate: float) -> None:
         """Sets the learning rate (replacing the kept ``-learning_rate`` scalar)."""

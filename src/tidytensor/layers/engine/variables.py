@@ -21,6 +21,7 @@ from typing import Any
 
 from ...autodiff import variable_grads
 from ...engine import ENGINE
+from ...engine.atomic_update import active_update
 from ...js_strings import js_json
 from ...scopes import variable
 from ...tensor import Tensor, Variable
@@ -89,6 +90,16 @@ class LayerVariable:
                 f"(writing to LayersVariable {self.name})"
             )
         if self.val.id != new_val.id:
+            update = active_update()
+            if update is not None:  # inside a training step: applied with the step, or never
+                update.assign(self.val, new_val)
+                if self.constraint is not None:
+                    ENGINE.tidy(
+                        lambda: update.assign(
+                            self.val, self.constraint.apply(update.read(self.val))
+                        )
+                    )
+                return self
             self.val.assign(new_val)
             if self.constraint is not None:
                 ENGINE.tidy(lambda: self.val.assign(self.constraint.apply(self.val)))

@@ -56,7 +56,19 @@ def run_script(body: str, timeout: int = 300) -> dict:
         "import json, resource, sys\n"
         "import tidytensor as tf\n"
         "def peak_bytes():\n"
+        "    # VmHWM: the peak resident set since the last reset_peak() (ru_maxrss would\n"
+        "    # keep the import's peak, and under memory pressure pages reclaimed before a\n"
+        "    # baseline reading would count as growth)\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'):\n"
+        "            return int(line.split()[1]) * 1024\n"
         "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "def reset_peak():\n"
+        "    try:\n"
+        "        with open('/proc/self/clear_refs', 'w') as f:\n"
+        "            f.write('5')\n"
+        "    except OSError:\n"
+        "        pass\n"
         "result = {}\n" + textwrap.dedent(body) + "\nprint(json.dumps(result))\n"
     )
     env = dict(os.environ, PYTHONPATH=SRC)
@@ -76,6 +88,7 @@ def test_requests_past_the_limit_are_refused_before_any_host_memory_is_taken():
         # Warm up every code path (imports, kernel tables) on small shapes first.
         small = tf.tidy(lambda: [tf.ones([2, 2]).add(1).sum() for _ in range(2)])
         tf.config.set_memory_limit(100_000_000)
+        reset_peak()
         base = peak_bytes()
         refused, peaks = {{}}, {{}}
         for name, code in cases.items():
@@ -109,8 +122,8 @@ def test_random_values_fitting_the_limit_keep_host_memory_near_the_limit():
         import os
         tf.tidy(lambda: [tf.random_normal([4]), tf.random_uniform([4]), tf.truncated_normal([4])])
         tf.config.set_memory_limit(100_000_000)
-        page = os.sysconf("SC_PAGE_SIZE")
-        resident = int(open("/proc/self/statm").read().split()[1]) * page
+        reset_peak()
+        resident = peak_bytes()
         for make in (tf.random_normal, tf.random_uniform, tf.truncated_normal):
             x = make([5000, 4000])  # 80 MB
             assert x.shape == [5000, 4000]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import warnings
 from pathlib import Path
 
 import pytest
@@ -50,9 +49,7 @@ def test_assert_no_leaks_block_lists_what_it_left_by_site(bare):
     with pytest.raises(TensorLeakError) as caught:
         with assert_no_leaks():
             held.append(tf.ones([2, 3]))  # HELD_SITE
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ResourceWarning)
-                make_leak([4])
+            make_leak([4])
     message = str(caught.value)
     assert isinstance(caught.value, AssertionError)
     lines = message.splitlines()

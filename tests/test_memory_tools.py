@@ -12,7 +12,9 @@ import asyncio
 import contextlib
 import contextvars
 import gc
+import os
 import re
+import subprocess
 import sys
 import threading
 import warnings
@@ -89,15 +91,26 @@ def make_other_leak(shape):
     tf.zeros(shape)  # LEAK_B
 
 
+@contextlib.contextmanager
+def leak_reported(match=None):
+    """The block leaks; the next report (``report_leaks``) issues a ``LeakWarning``."""
+    with pytest.warns(tf.LeakWarning, match=match) as caught:
+        yield caught
+        tf.engine().report_leaks()
+
+
 def test_dropped_handle_is_recorded_with_a_warning_naming_its_line(bare):
-    with pytest.warns(ResourceWarning) as caught:
+    with leak_reported() as caught:
         make_leak([10])
-    message = str(caught[0].message)
+    [warning] = caught
+    message = str(warning.message)
     assert re.search(
-        rf"Tensor \d+ \(shape=\[10\], dtype='float32'\) created at \S*{HERE}:"
-        rf"{line_of('LEAK_A')} in make_leak was garbage-collected without being disposed",
+        rf"^1 tensor created at \S*{HERE}:{line_of('LEAK_A')} in make_leak was "
+        r"garbage-collected without dispose\(\); its buffer stays allocated \(40 bytes\)",
         message,
     ), message
+    # The warning points at the line that made the tensor, not at tidytensor's code.
+    assert (Path(warning.filename).name, warning.lineno) == (Path(__file__).name, line_of("LEAK_A"))
     assert "tf.dispose_leaked()" in message
     # The buffer stays allocated and counted, exactly as TF.js would leave it.
     assert counts() == (1, 1, 40)
@@ -110,11 +123,18 @@ def test_dropped_handle_is_recorded_with_a_warning_naming_its_line(bare):
 
 
 def test_leaks_are_grouped_by_site_most_bytes_first(bare):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         for _ in range(3):
             make_leak([10])
         make_other_leak([2, 50])
+        assert caught == []  # reported later, one warning per site
+        assert tf.engine().report_leaks() == 2
+    assert sorted(str(w.message).split(" garbage")[0].split(" created at ")[0] for w in caught) == [
+        "1 tensor",
+        "3 tensors",
+    ]
+    assert tf.engine().report_leaks() == 0
     groups = tf.leaks()
     assert [(g.count, g.bytes) for g in groups] == [(1, 400), (3, 120)]
     assert groups[0].site.endswith(f":{line_of('LEAK_B')} in make_other_leak")
@@ -129,7 +149,7 @@ def test_leaks_are_grouped_by_site_most_bytes_first(bare):
 
 def test_leaked_view_keeps_the_shared_buffer_until_dispose_leaked(bare):
     a = tf.ones([4])
-    with pytest.warns(ResourceWarning):
+    with leak_reported():
         a.reshape([2, 2])  # a second handle on a's buffer, dropped at once
     a.dispose()
     assert counts() == (1, 1, 16)  # the leaked handle still holds the buffer
@@ -146,11 +166,46 @@ def test_unreachable_cycle_holding_a_tensor_is_a_leak(bare):
     node.me = node
     node.t = tf.ones([3])
     del node
-    with pytest.warns(ResourceWarning):
+    with leak_reported():
         gc.collect()
     assert [(g.count, g.bytes) for g in tf.leaks()] == [(1, 12)]
     tf.dispose_leaked()
     assert counts() == (0, 0, 0)
+
+
+LEAKING_SCRIPT = """
+import tidytensor as tf
+def make():
+    return tf.ones([2])
+for _ in range(3):
+    make()
+tf.zeros([5])
+"""
+
+
+def test_leaks_are_shown_under_default_filters_once_per_site_with_a_count(tmp_path):
+    script = tmp_path / "leaky.py"
+    script.write_text(LEAKING_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "PYTHONDEVMODE")}
+    src = str(Path(tf.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "LeakWarning" in line]
+    assert len(lines) == 2, done.stderr
+    assert lines[0].startswith(f"{script}:4: LeakWarning: 3 tensors created at leaky.py:4 in make")
+    assert (
+        "were garbage-collected without dispose(); their buffers stay allocated (24 bytes)"
+        in (lines[0])
+    )
+    assert lines[1].startswith(f"{script}:7: LeakWarning: 1 tensor created at leaky.py:7")
 
 
 def test_warn_leaks_off_still_records(bare):
@@ -160,7 +215,8 @@ def test_warn_leaks_off_still_records(bare):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             make_leak([2])
-        assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+            assert tf.engine().report_leaks() == 0
+        assert [w for w in caught if issubclass(w.category, tf.LeakWarning)] == []
         assert [g.count for g in tf.leaks()] == [1]
     finally:
         engine.warn_leaks = True
@@ -170,7 +226,7 @@ def test_warn_leaks_off_still_records(bare):
 def test_leak_without_site_tracking_names_an_unknown_place(bare):
     tf.set_site_tracking(False)
     try:
-        with pytest.warns(ResourceWarning, match="created at an unknown place"):
+        with leak_reported(match="created at an unknown place"):
             make_leak([2])
         assert [g.site for g in tf.leaks()] == ["an unknown place"]
     finally:
@@ -181,15 +237,16 @@ def test_leak_without_site_tracking_names_an_unknown_place(bare):
 # ------------------------------------------------------------------ no false positives
 def assert_no_leak_recorded():
     gc.collect()
+    assert tf.engine().report_leaks() == 0
     assert tf.leaks() == []
     assert tf.engine().state.leaked == []
 
 
 @pytest.fixture
 def strict_warnings():
-    """Any ResourceWarning raised in the test fails it."""
+    """Any tf.LeakWarning raised in the test fails it."""
     with warnings.catch_warnings():
-        warnings.simplefilter("error", ResourceWarning)
+        warnings.simplefilter("error", tf.LeakWarning)
         yield
 
 
@@ -261,7 +318,7 @@ def test_disposed_tensors_are_not_leaks_but_dropped_results_are(bare):
     t.dispose()
     del t
     result = tf.tidy(lambda: tf.ones([2]).mul(2))
-    with pytest.warns(ResourceWarning):
+    with leak_reported():
         del result  # returned from a tidy with no scope around it, then dropped: a leak
     assert [g.count for g in tf.leaks()] == [1]  # only the dropped live one
     tf.dispose_leaked()
@@ -281,7 +338,7 @@ def test_leaks_made_in_a_thread_are_recorded_with_the_threads_line():
         make_leak([2])
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
+        warnings.simplefilter("ignore", tf.LeakWarning)
         thread = threading.Thread(target=run)
         thread.start()
         thread.join()

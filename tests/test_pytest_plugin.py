@@ -54,7 +54,7 @@ def line(source: str, marker: str) -> int:
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-W", "ignore::ResourceWarning", *args
+        "-p", "no:cacheprovider", "-W", "ignore::tidytensor.LeakWarning", *args
     )
 
 

@@ -63,3 +63,12 @@ class KernelLeakError(TidyTensorError, RuntimeError):
 
 class GradientError(TidyTensorError, ValueError):
     """A gradient could not be computed, or a gradient function returned a wrong value."""
+
+
+class LeakWarning(UserWarning):
+    """Tensors were garbage-collected without ``dispose()`` (their buffers stay allocated).
+
+    It plays the part of a ``ResourceWarning`` (an unreleased resource), but derives from
+    ``UserWarning`` so that Python's default warning filters show it: one line per creation
+    site, with a count, reported at the next safe point (``tf.engine().report_leaks()``, a
+    later leak after ``leak_report_interval`` seconds, or interpreter exit)."""

@@ -174,6 +174,40 @@ def test_http_errors_leave_memory_unchanged(server):
         tf.io.load_layers_model("http://127.0.0.1:9/model.json", timeout=5)
 
 
+def test_a_directory_url_says_the_url_must_point_to_model_json(tmp_path):
+    shutil.copytree(GOLDEN_IO / "dense", tmp_path / "dense")
+
+    class Listing(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Listing)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/dense/"
+    try:
+        before = memory_counts()
+        for given in (url, url.rstrip("/")):  # the listing, or a redirect to it
+            with pytest.raises(ModelFormatError) as caught:
+                tf.io.load_layers_model(given, timeout=30)
+            message = str(caught.value)
+            assert message.startswith(f"{given}: is not valid JSON"), message
+            assert "The server sent an HTML page (Content-Type text/html" in message
+            assert message.endswith(
+                f"such as a directory listing: the URL must point to the model.json file "
+                f"itself, e.g. {url}model.json"
+            ), message
+        assert memory_counts() == before
+        model = tf.io.load_layers_model(f"{url}model.json", timeout=30)
+        assert [w.shape for w in model.weights][0] is not None
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def test_http_weight_paths_must_stay_relative(server):
     obj = json.loads((GOLDEN_IO / "dense" / "model.json").read_text())
     obj["weightsManifest"][0]["paths"] = ["http://169.254.169.254/latest"]

@@ -572,3 +572,17 @@ def test_hard_crash_mid_save_leaves_previous_model(tmp_path):
     assert files_in(folder) == ["model.json", "weights.bin"]
     loaded.dispose()
     old.dispose()
+
+
+def test_paths_starting_with_a_tilde_are_in_the_home_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)  # where a literal "~" folder would appear
+    model = tf.sequential([layers.dense(units=2, input_shape=[3], kernel_initializer="ones")])
+    model.save("file://~/saved")
+    assert (tmp_path / "home" / "saved" / "model.json").is_file()
+    model.save("~/plain")
+    assert (tmp_path / "home" / "plain" / "model.json").is_file()
+    assert not (tmp_path / "~").exists()
+    for url in ("~/saved/model.json", "file://~/plain", "~/plain"):
+        loaded = tf.load_layers_model(url)
+        assert loaded.predict(tf.ones([1, 3])).array_sync() == [[3.0, 3.0]]

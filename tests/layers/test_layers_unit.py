@@ -775,3 +775,21 @@ def test_predict_takes_a_dict_by_input_name() -> None:
         np.testing.assert_array_equal(p.numpy(), q.numpy())
     with pytest.raises(LayersValueError, match=r'No data provided for \["b"\]'):
         m.predict({"a": a})
+
+
+@pytest.mark.parametrize(
+    ("alias", "rule_name", "class_name"),
+    [
+        ("relu", "re_lu", "ReLU"),
+        ("leaky_relu", "leaky_re_lu", "LeakyReLU"),
+        ("thresholded_relu", "thresholded_re_lu", "ThresholdedReLU"),
+    ],
+)
+def test_relu_layer_factories_have_keras_style_aliases(alias, rule_name, class_name) -> None:
+    names = dir(tf.layers)
+    assert alias in names and rule_name in names
+    assert alias in tf.layers.__all__
+    by_alias = getattr(tf.layers, alias)()
+    by_rule = getattr(tf.layers, rule_name)()
+    assert type(by_alias) is type(by_rule)
+    assert by_alias.get_class_name() == class_name

@@ -77,6 +77,9 @@ class Engine(
         self.check_kernel_leaks = False
         self.memory_limit: int | None = None
         self.warn_leaks = True
+        #: Leaks not reported yet, by creation site: ``[count, bytes]`` (``report_leaks``).
+        self._pending_leaks: dict[Any, list[int]] = {}
+        self._pending_since: float | None = None
         self.debug_mode = False
         #: Whether fused kernels may replace TF.js's op-by-op kernels (``may_fuse``).
         self.fuse_kernels = True
@@ -506,6 +509,8 @@ class Engine(
         for v in list(self.state.registered_variables.values()):
             v.dispose()
         self.state = EngineState()
+        self._pending_leaks = {}
+        self._pending_since = None
         self.set_memory_limit(self.memory_limit)
         for name, instance in self._registry.items():
             self._dispose_backend(name, instance)

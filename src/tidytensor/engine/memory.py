@@ -9,13 +9,15 @@ reports those counters, off that path.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import math
+import time
 import warnings
 from typing import Any
 
 from .. import sites
-from ..errors import ResourceExhaustedError
+from ..errors import LeakWarning, ResourceExhaustedError
 from ..tensor import Tensor
 from .records import LeakedTensor, MemoryInfo
 
@@ -75,23 +77,58 @@ class MemoryAccounting:
         self.state.peak_bytes = self.state.buffer_bytes
 
     # ================================================================ leaks
+    #: Seconds a batch of unreported leaks may wait for a later leak to report it (besides
+    #: ``report_leaks()`` and interpreter exit).
+    leak_report_interval = 5.0
+
     def record_leak(self, t: Tensor) -> None:
         """A handle was garbage-collected undisposed while its buffer lives: keep it counted
-        (as TF.js would), remember where it came from, and warn (``ResourceWarning``)."""
+        (as TF.js would), remember where it came from, and queue a ``LeakWarning`` for its
+        creation site (``report_leaks``: one line per site, with a count)."""
         data_id = t.data_id
         if data_id.refs <= 0 or not data_id.backend.alive:
             return
         record = LeakedTensor(t.id, data_id, t._shape, t.dtype, t._site)
         self.state.leaked.append(record)
         if self.warn_leaks:
-            warnings.warn(
-                f"Tensor {t.id} (shape={list(t._shape)}, dtype='{t.dtype}') created at "
-                f"{sites.format_site(t._site)} was garbage-collected without being disposed; its "
-                "buffer stays allocated. Dispose it, create it inside tf.tidy(), or call "
-                "tf.dispose_leaked().",
-                ResourceWarning,
-                stacklevel=3,
+            pending = self._pending_leaks.get(t._site)
+            if pending is None:
+                pending = self._pending_leaks[t._site] = [0, 0]
+            pending[0] += 1
+            pending[1] += record.nbytes
+            now = time.monotonic()
+            if self._pending_since is None:
+                self._pending_since = now
+                _report_at_exit(self)
+            elif now - self._pending_since >= self.leak_report_interval:
+                self.report_leaks()
+
+    def report_leaks(self) -> int:
+        """Issues one ``LeakWarning`` per creation site for the leaks recorded since the last
+        report (also done at interpreter exit); returns how many sites it reported."""
+        pending, self._pending_leaks = self._pending_leaks, {}
+        self._pending_since = None
+        for site, (count, nbytes) in pending.items():
+            what = "1 tensor" if count == 1 else f"{count} tensors"
+            verb = "was" if count == 1 else "were"
+            its, them = ("its buffer stays", "it") if count == 1 else ("their buffers stay", "them")
+            message = (
+                f"{what} created at {sites.format_site(site)} {verb} garbage-collected without "
+                f"dispose(); {its} allocated ({nbytes} bytes). Dispose {them}, create {them} "
+                f"inside tf.tidy(), or call tf.dispose_leaked(); tf.leaks() lists {them}."
             )
+            if site is None:
+                warnings.warn(message, LeakWarning, stacklevel=2)
+            else:
+                code = site[0]
+                warnings.warn_explicit(
+                    message,
+                    LeakWarning,
+                    code.co_filename,
+                    sites.line_of(site) or 0,
+                    module=code.co_filename,
+                )
+        return len(pending)
 
     def dispose_leaked(self) -> int:
         """Frees every buffer held by leaked handles; returns how many handles it released."""
@@ -144,3 +181,13 @@ def _largest_live_tensors(n: int, leaked: list[LeakedTensor]) -> list[tuple[Any,
             found.append((record, record.data_id.nbytes))
     found.sort(key=lambda pair: -pair[1])
     return found[:n]
+
+
+_exit_hooked: set[int] = set()
+
+
+def _report_at_exit(engine: Any) -> None:
+    """Reports an engine's unreported leaks at interpreter exit (hooked once per engine)."""
+    if id(engine) not in _exit_hooked:
+        _exit_hooked.add(id(engine))
+        atexit.register(engine.report_leaks)

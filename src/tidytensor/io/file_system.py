@@ -47,7 +47,10 @@ _READ_CHUNK = 8 * 1024 * 1024
 
 
 def strip_file_scheme(path: str) -> str:
-    return path[len("file://") :] if path.startswith("file://") else path
+    """The local path of ``path`` (``file://`` dropped, a leading ``~`` expanded as the shell
+    would: ``file://~/m`` is ``/home/you/m``)."""
+    path = path[len("file://") :] if path.startswith("file://") else path
+    return os.path.expanduser(path)
 
 
 def check_relative_path(rel: Any, source: str) -> None:

@@ -45,6 +45,14 @@ def is_http_scheme(url: Any) -> bool:
     return isinstance(url, str) and url.lower().startswith(("http://", "https://"))
 
 
+def _is_html(text: bytes, content_type: str) -> bool:
+    """Whether a response body is an HTML page (by its Content-Type or its first bytes)."""
+    if "html" in content_type.lower():
+        return True
+    head = bytes(text[:512]).lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
 def parse_url(url: str) -> tuple[str, str]:
     """``(prefix, suffix)``: the URL up to and including its last ``/``, and the query string
     after the last path segment (TF.js's ``parseUrl``).
@@ -199,11 +207,31 @@ class HTTPRequest:
                     "URL points to the model JSON of the model to load."
                 )
             text = _read_capped(response, MAX_MODEL_JSON_BYTES + 1, self.path)
+            headers = getattr(response, "headers", None)
+            content_type = (headers.get("Content-Type") if headers is not None else None) or ""
         if len(text) > MAX_MODEL_JSON_BYTES:
             raise ModelTooLargeError(
                 f"{self.path}: the model JSON is larger than the {MAX_MODEL_JSON_BYTES}-byte limit"
             )
-        return parse_model_json(text, self.path)
+        try:
+            return parse_model_json(text, self.path)
+        except ModelFormatError as exc:
+            if "is not valid JSON" not in str(exc) or not _is_html(text, content_type):
+                raise
+            raise ModelFormatError(f"{exc}. {self._html_hint(content_type)}") from None
+
+    def _html_hint(self, content_type: str) -> str:
+        """What to do when the URL answered with an HTML page instead of a ``model.json``."""
+        sent = "an HTML page" + (f" (Content-Type {content_type})" if content_type else "")
+        parts = urllib.parse.urlsplit(self.path)
+        if parts.path.rsplit("/", 1)[-1].endswith(".json"):
+            return f"The server sent {sent}: the URL must point to the model's model.json file"
+        path = parts.path if parts.path.endswith("/") else parts.path + "/"
+        suggested = urllib.parse.urlunsplit(parts._replace(path=path + "model.json"))
+        return (
+            f"The server sent {sent}, such as a directory listing: the URL must point to the "
+            f"model.json file itself, e.g. {suggested}"
+        )
 
     def weight_urls(self, manifest: list[dict[str, Any]]) -> list[list[str]]:
         """Each group's weight URLs (prefix + path + the model URL's query string)."""

@@ -105,8 +105,15 @@ _FAMILIES = (
     "convolutional_recurrent",
 )
 
-#: ``alias: factory name`` pairs (TF.js's ``avgPool2d`` → ``averagePooling2d``...).
-_ALIASES: dict[str, str] = {}
+#: ``alias: factory name`` pairs. The mechanical snake_case of TF.js's ``reLU``,
+#: ``leakyReLU`` and ``thresholdedReLU`` splits the acronym (``re_lu``, as Keras's own
+#: ``to_snake_case`` names these layers); the aliases are the spellings of Keras's and
+#: PyTorch's activation functions (``keras.activations.leaky_relu``). Both make the same layer.
+_ALIASES: dict[str, str] = {
+    "relu": "re_lu",
+    "leaky_relu": "leaky_re_lu",
+    "thresholded_relu": "thresholded_re_lu",
+}
 
 __all__ = ["InputSpec", "Layer", "SymbolicTensor", "input", "input_layer"]
 

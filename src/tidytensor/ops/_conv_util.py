@@ -27,7 +27,6 @@ from .transformations import reshape
 
 
 def reshape_to(x: Tensor, shape: Any) -> Tensor:
-
     return reshape(x, list(shape))
 
 

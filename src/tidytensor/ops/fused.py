@@ -223,7 +223,6 @@ def mat_mul(
         prelu_t = convert_to_tensor(prelu_activation_weights, "prelu weights", "fused matMul")
 
     def grad(dy: Tensor, saved: list[Tensor]) -> list[Tensor]:
-
         a3s, b3s, y = saved[0], saved[1], saved[2]
         dy_act = fused_dy_activation(reshape_to(dy, y._shape), y, activation)
         if not transpose_a and not transpose_b:

@@ -152,7 +152,6 @@ def _check_image_rank(op_name: str, img: Tensor, rank: int = 4) -> None:
 def _resize(
     kernel: str, op_name: str, images: Any, size: Any, align_corners: bool, half_pixel_centers: bool
 ) -> Tensor:
-
     x = convert_to_tensor(images, "images", op_name)
     align_corners = bool_arg(align_corners, op_name, "alignCorners")
     half_pixel_centers = bool_arg(half_pixel_centers, op_name, "halfPixelCenters")

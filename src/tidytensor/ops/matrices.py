@@ -219,7 +219,6 @@ def _is_ord(p: Any, value: Any) -> bool:
 
 
 def _norm_impl(x: Tensor, p: Any, axis: Any) -> Tensor:
-
     if x.rank == 0:
         return abs_(x)
     if x.rank != 1 and axis is None:

@@ -206,7 +206,6 @@ def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None)
 
 
 def _number(v: Any) -> float:
-
     return js_to_number(v)
 
 

@@ -70,6 +70,32 @@ def test_no_import_circle_in_the_package(graph):
     assert circles == [], "import circles: " + "; ".join(", ".join(c) for c in circles)
 
 
+#: The bottom of the op families' stack (docs/architecture.md), bottom first.
+OPS_STACK = (
+    "_op",
+    "sparse",
+    "creation",
+    "transformations",
+    "logical",
+    "arithmetic",
+    "basic_math",
+    "reduction",
+    "matrices",
+    "slicing_joining",
+)
+
+
+@pytest.mark.parametrize("index", range(len(OPS_STACK)))
+def test_op_family_imports_only_families_below_it(graph, index):
+    family = OPS_STACK[index]
+    imported = {
+        t.removeprefix("tidytensor.ops.")
+        for t in graph[f"tidytensor.ops.{family}"]
+        if t.startswith("tidytensor.ops.")
+    }
+    assert imported <= set(OPS_STACK[:index]), f"ops.{family} imports {sorted(imported)}"
+
+
 #: The only function-level imports of tidytensor modules, each sparing an import's cost: the
 #: pytest plugin (loaded by every pytest session through its entry point) imports tidytensor
 #: only when a test is checked for leaks.

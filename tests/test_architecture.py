@@ -63,6 +63,50 @@ def test_no_import_circle_between_core_parts(graph):
     assert circles == [], f"import circles between core parts: {circles}"
 
 
+def test_no_import_circle_in_the_package(graph):
+    """Module by module, function-level imports included (they run as soon as the function
+    does): the package's modules form no circle, the op families included."""
+    circles = _import_graph().strongly_connected(graph)
+    assert circles == [], "import circles: " + "; ".join(", ".join(c) for c in circles)
+
+
+#: The bottom of the op families' stack (docs/architecture.md), bottom first.
+OPS_STACK = (
+    "_op",
+    "sparse",
+    "creation",
+    "transformations",
+    "logical",
+    "arithmetic",
+    "basic_math",
+    "reduction",
+    "matrices",
+    "slicing_joining",
+)
+
+
+@pytest.mark.parametrize("index", range(len(OPS_STACK)))
+def test_op_family_imports_only_families_below_it(graph, index):
+    family = OPS_STACK[index]
+    imported = {
+        t.removeprefix("tidytensor.ops.")
+        for t in graph[f"tidytensor.ops.{family}"]
+        if t.startswith("tidytensor.ops.")
+    }
+    assert imported <= set(OPS_STACK[:index]), f"ops.{family} imports {sorted(imported)}"
+
+
+#: The only function-level imports of tidytensor modules, each sparing an import's cost: the
+#: pytest plugin (loaded by every pytest session through its entry point) imports tidytensor
+#: only when a test is checked for leaks.
+FUNCTION_LEVEL_IMPORTS = {"tidytensor.pytest_plugin": 1}
+
+
+def test_function_level_imports_only_where_they_spare_an_import():
+    lazy_by_module = _import_graph().build_graph()[1]
+    assert lazy_by_module == FUNCTION_LEVEL_IMPORTS
+
+
 @pytest.mark.parametrize(
     "below, above",
     [

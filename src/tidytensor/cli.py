@@ -14,10 +14,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from . import __version__, demo, model_commands
+
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-
     parser = argparse.ArgumentParser(
         prog="tidytensor",
         description="TensorFlow.js's system for Python: tensors, tidy/dispose memory, "
@@ -69,13 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in ("summary", "predict"):
-        from . import model_commands
-
         return model_commands.run(args)
     if args.command != "demo":
         parser.print_help()
         return 2
-    from . import demo
 
     if args.list:
         for title, _ in demo.PROGRAMS:

@@ -45,7 +45,8 @@ from .artifacts import (
 from .errors import IOHandlerError, ModelFileNotFoundError, ModelFormatError, ModelTooLargeError
 from .file_system import FileSystemHandler, file_system
 from .http import HTTPRequest, browser_http_request, http, is_http_scheme
-from .model_store import copy_model, list_models, model_store_root, move_model, remove_model
+from .model_store import list_models, model_store_root, remove_model
+from .model_transfer import copy_model, move_model
 from .passthrough import from_memory, from_memory_sync, with_save_handler, with_save_handler_sync
 from .router import get_load_handlers, get_save_handlers, register_load_router, register_save_router
 from .weights import concatenate_array_buffers, decode_weights, encode_weights

@@ -28,6 +28,7 @@ from .artifacts import (
     MAX_MODEL_JSON_BYTES,
     ModelArtifacts,
     SaveResult,
+    get_model_artifacts_for_json,
     get_model_artifacts_info_for_json,
     get_model_json_for_model_artifacts,
     get_weight_specs,
@@ -348,8 +349,6 @@ def _artifacts(
     buffers: list[Any] | None,
     group_sizes: list[int] | None,
 ) -> ModelArtifacts:
-    from .artifacts import get_model_artifacts_for_json
-
     if specs is None:
         artifacts = get_model_artifacts_for_json(
             {k: v for k, v in model_json.items() if k != "weightsManifest"}

@@ -8,8 +8,10 @@ stores in TF.js) both map to directories under the user cache directory, one per
 
 Each model is a directory (its name escaped so that no name can reach outside the store)
 with ``model.json``, ``weights.bin`` and ``info.json`` (the name and the
-``ModelArtifactsInfo``), written atomically. The management calls are TF.js's
-``tf.io.listModels``, ``copyModel``, ``moveModel`` and ``removeModel``.
+``ModelArtifactsInfo``), written atomically. The management calls here are TF.js's
+``tf.io.listModels`` and ``removeModel``; ``copyModel`` and ``moveModel``, which take any
+loadable or savable URL, live in ``model_transfer`` (above the router, which routes the
+store's URLs here).
 """
 
 from __future__ import annotations
@@ -34,10 +36,8 @@ from .file_system import FileSystemHandler, model_files
 __all__ = [
     "SCHEMES",
     "ModelStoreHandler",
-    "copy_model",
     "list_models",
     "model_store_root",
-    "move_model",
     "remove_model",
 ]
 
@@ -193,36 +193,3 @@ def remove_model(url: str) -> ModelArtifactsInfo:
     """Deletes a model from the store; returns its ``ModelArtifactsInfo``."""
     scheme, path = _parse(url)
     return ModelStoreHandler(scheme, path).remove()
-
-
-def _clone(source_url: str, dest_url: str, delete_source: bool) -> ModelArtifactsInfo:
-    from .router import get_load_handler, get_save_handler
-
-    if source_url == dest_url:
-        raise IOHandlerError(f"Old path and new path are the same: '{source_url}'")
-    load_handler = get_load_handler(
-        source_url, "Copying failed because no load handler is found for source URL"
-    )
-    save_handler = get_save_handler(
-        dest_url, "Copying failed because no save handler is found for destination URL"
-    )
-    source_store = store_router(source_url) if delete_source else None
-    if delete_source and source_store is None:
-        raise IOHandlerError(f"Cannot find model manager for scheme '{_parse(source_url)[0]}'")
-    artifacts = load_handler.load()
-    result = save_handler.save(artifacts)  # saved first: a failed save loses nothing
-    if source_store is not None:
-        source_store.remove()
-    return result.model_artifacts_info
-
-
-def copy_model(source_url: str, dest_url: str) -> ModelArtifactsInfo:
-    """Copies a model (any loadable URL to any savable one, e.g. between the two stores or to
-    a directory)."""
-    return _clone(source_url, dest_url, False)
-
-
-def move_model(source_url: str, dest_url: str) -> ModelArtifactsInfo:
-    """Moves a model out of the store: copies it, then removes the source (only after the copy
-    is saved)."""
-    return _clone(source_url, dest_url, True)

@@ -11,9 +11,12 @@ nothing here re-exports them.
 Layer: above the engine, ``tensor_util`` and the backends; below ``gradients``, ``scopes``
 and ``autodiff`` (see ``docs/architecture.md``). An op reaches its kernel by name through
 ``Engine.run_kernel``, never by importing a backend's kernel; ops that define their own
-gradient use ``custom_grad`` from ``engine.recording``, below them. Op families still call
-each other's ops inside function bodies (as TF.js's ops do), so the families form one
-circle among themselves; nothing outside ``ops`` takes part in it.
+gradient use ``custom_grad`` from ``engine.recording``, below them. Op families call each
+other's ops (as TF.js's ops do) through module-level imports in one order, bottom first:
+``_op``, ``sparse``, ``creation``, ``transformations``, ``logical``, ``arithmetic``,
+``basic_math``, ``reduction``, ``matrices``, ``slicing_joining``, then the families and
+namespaces built on them; no family imports one above it, so they form no import circle
+(``tests/test_architecture.py``; the order is in ``docs/architecture.md``).
 """
 
 from __future__ import annotations

@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .. import ops
+from ..errors import ShapeError
 from ..naming import snake_case
 from ..tensor import Tensor
+from . import slicing_joining
 
 #: TF.js's chained op methods, by their TF.js names.
 CHAINED_OPS = """
@@ -45,7 +48,6 @@ def _special(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def _op(name: str) -> Callable[..., Any] | None:
     """The op of that snake_case name, top-level or in the namespace TF.js keeps it in."""
-    from .. import ops
 
     fn = getattr(ops, name, None)
     if fn is None and name in _NAMESPACED:
@@ -81,8 +83,6 @@ def _as_rank(rank: int) -> Callable[..., Any]:
         if rank == 1 and not shape:
             shape = (self.size,)
         if len(shape) != rank:
-            from ..errors import ShapeError
-
             raise ShapeError(f"as{rank}d() needs a shape of rank {rank}, got {list(shape)}")
         return _op("reshape")(self, list(shape))
 
@@ -208,7 +208,6 @@ def _install_operators() -> None:
         if fn is not None:
             setattr(Tensor, f"__{dunder}__", _method(fn, f"__{dunder}__"))
     Tensor.__pos__ = lambda self: self
-    from . import slicing_joining
 
     getitem = getattr(slicing_joining, "tensor_getitem", None)
     if getitem is not None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import ENGINE
 from ..errors import GradientError, InvalidArgumentError, ShapeError
 from ..geometry.conv import (
     either_strides_or_dilations_are_one,
@@ -21,13 +22,11 @@ from ..geometry.conv import (
     tuple_values_are_one,
 )
 from ..tensor import Tensor
-from ._op import MAX_DIM, describe
-from .reduction import js_str
+from ._op import MAX_DIM, describe, js_str
+from .transformations import reshape
 
 
 def reshape_to(x: Tensor, shape: Any) -> Tensor:
-    from .transformations import reshape
-
     return reshape(x, list(shape))
 
 
@@ -77,8 +76,6 @@ def check_ranks(op_desc: str, x: Tensor, filter: Tensor, rank: int) -> None:  # 
 def channels(shape: Any, data_format: str) -> int:
     """The channel count of a 4-D ``shape`` in ``data_format`` ('NHWC' or 'NCHW')."""
     if not isinstance(data_format, str):
-        from ..engine import ENGINE
-
         raise InvalidArgumentError(
             f"Error in {ENGINE._op_name('conv')}: dataFormat must be 'NHWC' or 'NCHW', but got "
             f"{describe(data_format)}"
@@ -219,7 +216,6 @@ def check_sizes(**params: Any) -> None:
 
 def _called_op() -> str:
     """The op the user called (read on errors only)."""
-    from ..engine import ENGINE
 
     return ENGINE._op_name("conv")
 

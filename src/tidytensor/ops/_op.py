@@ -6,6 +6,7 @@ arguments, casts) is freed when it returns: TF.js's ``op()`` from ``ops/operatio
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import math
@@ -17,7 +18,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..dtypes import upcast_type
 from ..engine import ENGINE
 from ..engine.memory_guard import out_of_host_memory
 from ..errors import (
@@ -56,7 +56,9 @@ __all__ = [
     "translate_error",
     "convert_to_tensor",
     "convert_to_tensor_array",
-    "make_types_match",
+    "js_str",
+    "keep_dims_arg",
+    "parse_axis",
     "parse_axis_param",
     "run_kernel",
 ]
@@ -89,16 +91,6 @@ def op(fn: F | None = None, *, name: str | None = None, fast_kernel: str | None 
         return wrapper  # type: ignore[return-value]
 
     return decorate(fn) if fn is not None else decorate
-
-
-def make_types_match(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """Casts both tensors to their upcast dtype (TF.js's ``makeTypesMatch``)."""
-    if a.dtype == b.dtype:
-        return a, b
-    from .transformations import cast
-
-    dtype = upcast_type(a.dtype, b.dtype)
-    return cast(a, dtype), cast(b, dtype)
 
 
 def parse_axis_param(
@@ -455,7 +447,6 @@ def translate_error(
     if not _raised_by_library(exc):
         return None
     if isinstance(exc, MemoryError):  # the arguments may be fine: the host ran out
-
         given = _given_text(fn, args, kwargs) or "no arguments"
         return out_of_host_memory(op_name, f"its result (given: {given})", exc)
     cls = next(tt for builtin, tt in _TRANSLATED if isinstance(exc, builtin))
@@ -465,3 +456,56 @@ def translate_error(
         f"{_given_text(fn, args, kwargs) or 'no arguments'}. Expected: "
         f"{op_name}{_signature_text(fn)}"
     )
+
+
+def js_str(value: Any) -> str:
+    """``value`` as JS's template strings print it (arrays joined by commas, 1.0 as 1)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(js_str(v) for v in value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value.is_integer():
+            return str(int(value))
+    return str(value)
+
+
+def _is_int(value: Any) -> bool:
+    """True for an integral real number (a Python/NumPy number or a one-element float32 or
+    int32 tensor); never for a bool, a string or a complex value."""
+    return int_value(value) is not None
+
+
+def keep_dims_arg(value: Any, op_name: str) -> bool:
+    """``keepDims`` as a bool (None, a bool or 0/1), else a clear argument error."""
+    if value is False or value is True:
+        return value
+    return bool_arg(value, op_name, "keepDims")
+
+
+def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
+    """TF.js's ``parseAxisParam``: None means every axis; negatives count from the end.
+
+    Duplicates are kept (TF.js keeps them too). Raises TF.js's errors, naming the op.
+    """
+    rank = len(shape)
+    if axis is None:
+        return list(range(rank))
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if not builtins.all(_is_int(a) for a in axes):
+        raise InvalidArgumentError(
+            f"All values in axis param must be integers but got axis {js_str(axis)} (op '{op_name}')"
+        )
+    ints = [int_value(a) for a in axes]
+    if not builtins.all(-rank <= a < rank for a in ints):
+        raise InvalidArgumentError(
+            f"All values in axis param must be in range [-{rank}, {rank}) but got axis "
+            f"{js_str(axis)} (op '{op_name}')"
+        )
+    return [a + rank if a < 0 else a for a in ints]

@@ -15,7 +15,10 @@ from ..dtypes import BOOL, INT32
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
-from ._op import convert_to_tensor, make_types_match, op, run_kernel
+from ._op import convert_to_tensor, op, run_kernel
+from .creation import zeros_like
+from .logical import equal, where
+from .transformations import cast, make_types_match
 
 __all__ = [
     "add",
@@ -124,8 +127,6 @@ def div_no_nan(a: Any, b: Any) -> Tensor:
     >>> tf.div_no_nan(tf.tensor1d([2, 3]), tf.tensor1d([4, 0])).array_sync()
     [0.5, 0.0]
     """
-    from .creation import zeros_like
-    from .logical import equal, where
 
     a = convert_to_tensor(a, "a", "div")  # TF.js names the op 'div' here too
     b = convert_to_tensor(b, "b", "div")
@@ -153,8 +154,6 @@ def _min_max(kernel: str, a: Any, b: Any, op_name: str) -> Tensor:
     if a.dtype != b.dtype:
         a, b = make_types_match(a, b)
     if a.dtype == BOOL:
-        from .transformations import cast
-
         a, b = cast(a, INT32), cast(b, INT32)
     if a._shape != b._shape:
         assert_and_get_broadcast_shape(a._shape, b._shape)

@@ -16,10 +16,14 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..dtypes import COMPLEX64, FLOAT32, INT32
+from ..engine.recording import custom_grad
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError
 from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
-from ._op import convert_to_tensor, make_types_match, op, run_kernel
+from ._op import convert_to_tensor, op, run_kernel
+from .arithmetic import mul
+from .creation import fill
+from .transformations import cast, make_types_match
 
 __all__ = [
     "abs",
@@ -193,8 +197,6 @@ def clip_by_value(x: Any, clip_value_min: Any, clip_value_max: Any) -> Tensor:
             f"({_js_number(hi)})."
         )
     if lo == hi:
-        from .creation import fill
-
         return fill(x.shape, lo, x.dtype)
     return run_kernel(k.CLIP_BY_VALUE, (x,), {"clip_value_min": lo, "clip_value_max": hi})
 
@@ -276,8 +278,6 @@ def erf(x: Any) -> Tensor:
             f"Input dtype must be `int32` or `float32`. (tf.erf got a {x.dtype} tensor)"
         )
     if x.dtype == INT32:
-        from .transformations import cast
-
         x = cast(x, FLOAT32)
     return run_kernel(k.ERF, (x,))
 
@@ -554,8 +554,6 @@ def log_sigmoid(x: Any) -> Tensor:
     >>> tf.grad(tf.log_sigmoid)(tf.tensor1d([0])).array_sync()
     [0.5]
     """
-    from ..engine.recording import custom_grad
-    from .arithmetic import mul
 
     x = convert_to_tensor(x, "x", "logSigmoid")
 

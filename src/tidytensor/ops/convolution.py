@@ -33,8 +33,7 @@ from ._conv_util import (
     reshape_to,
     unbatched,
 )
-from ._op import convert_to_tensor, int_list_arg, op, run_kernel
-from .reduction import js_str
+from ._op import convert_to_tensor, int_list_arg, js_str, op, run_kernel
 
 __all__ = [
     "conv1d",

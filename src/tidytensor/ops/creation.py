@@ -374,21 +374,20 @@ def eye_(num_rows: int, num_columns: int | None, batch_shape: Any, dtype: str) -
         raise DTypeError("eye() does not support dtype string")
     for i in builtins.range(builtins.min(num_rows, num_columns)):
         buff.set(1, i, i)
-    from .transformations import expand_dims, reshape
-
-    out = reshape(buff.to_tensor(), [num_rows, num_columns])
+    # the Reshape, ExpandDims and Tile kernels the reshape, expand_dims and tile ops would
+    # run (their checks hold for these arguments): creation sits below transformations and
+    # slicing_joining, which import it
+    out = run_kernel(k.RESHAPE, (buff.to_tensor(),), {"shape": [num_rows, num_columns]})
     if batch_shape is None:
         return out
-    from .slicing_joining import tile
-
     batch = list(batch_shape)
     if len(batch) not in (1, 2, 3):
         raise InvalidArgumentError(
             f"eye() currently supports only 1D and 2D batchShapes, but received {len(batch)}D."
         )
     for _ in batch:
-        out = expand_dims(out, 0)
-    return tile(out, batch + [1, 1])
+        out = run_kernel(k.EXPAND_DIMS, (out,), {"dim": 0})
+    return run_kernel(k.TILE, (out,), {"reps": batch + [1, 1]})
 
 
 @op

@@ -6,12 +6,11 @@ from typing import Any
 
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import convert_to_tensor, describe, op
+from ._op import convert_to_tensor, describe, js_str, op
 from .arithmetic import add, div, mul
 from .basic_math import floor
 from .creation import clone
 from .random import random_uniform
-from .reduction import js_str
 
 __all__ = ["dropout"]
 

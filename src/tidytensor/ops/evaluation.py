@@ -14,8 +14,10 @@ from ..engine import ENGINE
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..named_result import getitem_by_name_or_index
 from ..tensor import Tensor
-from ._op import bool_arg, convert_to_tensor, describe, op, run_kernel
-from .reduction import _is_int, js_str, parse_axis
+from ._op import _is_int, bool_arg, convert_to_tensor, describe, js_str, op, parse_axis, run_kernel
+from .creation import one_hot
+from .matrices import mat_mul, transpose
+from .transformations import cast, reshape
 
 __all__ = [
     "in_top_k_async",
@@ -124,7 +126,6 @@ def search_sorted(sorted_sequence: Any, values: Any, side: str = "left") -> Tens
     >>> tf.search_sorted(tf.tensor1d([1, 2, 2, 3]), tf.tensor1d([2, 0, 5]), 'right').array_sync()
     [[3, 0, 4]]
     """
-    from .transformations import reshape
 
     seq = convert_to_tensor(sorted_sequence, "sortedSequence", "searchSorted")
     vals = convert_to_tensor(values, "values", "searchSorted")
@@ -232,9 +233,6 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: int | None = No
     >>> confusion_matrix(labels, preds, 3).array_sync()
     [[2, 0, 0], [0, 1, 1], [0, 0, 1]]
     """
-    from .creation import one_hot
-    from .matrices import mat_mul, transpose
-    from .transformations import cast
 
     lab = convert_to_tensor(labels, "labels", "confusionMatrix")
     pred = convert_to_tensor(predictions, "predictions", "confusionMatrix")

@@ -19,6 +19,9 @@ from ..errors import GradientError, InvalidArgumentError, ShapeError
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..geometry.conv import compute_conv2d_info, js_format
 from ..tensor import Tensor
+from . import basic_math as bm
+from . import convolution as conv
+from . import matrices
 from ._conv_util import (
     batched,
     channels,
@@ -32,7 +35,12 @@ from ._conv_util import (
     reshape_to,
     unbatched,
 )
-from ._op import convert_to_tensor, make_types_match, op, run_kernel
+from ._op import convert_to_tensor, op, run_kernel
+from .arithmetic import add, mul
+from .basic_math import step
+from .matrices import mat_mul as mm
+from .reduction import sum as sum_
+from .transformations import make_types_match, reshape
 
 __all__ = ["conv2d", "depthwise_conv2d", "mat_mul"]
 
@@ -47,7 +55,6 @@ def apply_activation(
     x: Tensor, activation: Any, prelu_weights: Any, leakyrelu_alpha: Any
 ) -> Tensor:
     """TF.js's op-level ``applyActivation`` (the unfused path)."""
-    from . import basic_math as bm
 
     if activation == "linear":
         return x
@@ -70,7 +77,6 @@ def _unfused(
     result: Tensor, bias: Any, activation: Any, prelu_weights: Any, leakyrelu_alpha: Any
 ) -> Tensor:
     """The unfused path: ``bias`` added to ``result`` by its own op, then the activation."""
-    from .arithmetic import add
 
     if bias is not None:
         result = add(result, bias)
@@ -79,8 +85,6 @@ def _unfused(
 
 def fused_dy_activation(dy: Tensor, y: Tensor, activation: Any) -> Tensor:
     """TF.js's ``getFusedDyActivation``: only 'linear' and 'relu' have one."""
-    from .arithmetic import mul
-    from .basic_math import step
 
     if activation is None or activation == "linear":
         return dy
@@ -91,8 +95,6 @@ def fused_dy_activation(dy: Tensor, y: Tensor, activation: Any) -> Tensor:
 
 def fused_bias_gradient(bias: Tensor, dy_activation: Tensor) -> Tensor:
     """TF.js's ``getFusedBiasGradient``: ``dy`` summed down to the bias's shape."""
-    from .reduction import sum as sum_
-    from .transformations import reshape
 
     res = dy_activation
     axes = get_reduction_axes(bias._shape, dy_activation._shape)
@@ -188,7 +190,6 @@ def mat_mul(
     >>> tf.fused.mat_mul(a=tf.tensor2d([[1, -2]]), b=tf.tensor2d([[1], [1]]), activation='relu').array_sync()
     [[0.0]]
     """
-    from . import matrices
 
     if not should_fuse(ENGINE.state.gradient_depth, activation):
         result = matrices.mat_mul(a, b, transpose_a, transpose_b)
@@ -222,8 +223,6 @@ def mat_mul(
         prelu_t = convert_to_tensor(prelu_activation_weights, "prelu weights", "fused matMul")
 
     def grad(dy: Tensor, saved: list[Tensor]) -> list[Tensor]:
-        from .matrices import mat_mul as mm
-
         a3s, b3s, y = saved[0], saved[1], saved[2]
         dy_act = fused_dy_activation(reshape_to(dy, y._shape), y, activation)
         if not transpose_a and not transpose_b:
@@ -293,7 +292,6 @@ def conv2d(
     ...                 bias=tf.tensor1d([-5]), activation='relu').array_sync()
     [[[[0.0]]]]
     """
-    from . import convolution as conv
 
     activation = activation or "linear"
     if not should_fuse(ENGINE.state.gradient_depth, activation):
@@ -385,7 +383,6 @@ def depthwise_conv2d(
     ...                           pad='valid', bias=tf.tensor1d([1, -5]), activation='relu').array_sync()
     [[[[5.0, 0.0]]]]
     """
-    from . import convolution as conv
 
     if not should_fuse(ENGINE.state.gradient_depth, activation):
         result = conv.depthwise_conv2d(

@@ -29,12 +29,23 @@ from ._op import (
     convert_to_tensor,
     describe,
     float_arg,
+    js_str,
     op,
     real_number,
     run_kernel,
 )
-from .reduction import js_str
+from .arithmetic import add, div, mul, sub
+from .basic_math import round as round_
+from .creation import fill, scalar, tensor, tensor1d
+from .creation import range as range_
+from .logical import greater, less_equal, where
+from .matrices import einsum
+from .reduction import bincount
+from .reduction import sum as sum_
+from .slicing_joining import slice as slice_
+from .slicing_joining import split, tile
 from .sparse import Record
+from .transformations import cast, expand_dims, reshape
 
 __all__ = [
     "crop_and_resize",
@@ -141,8 +152,6 @@ def _check_image_rank(op_name: str, img: Tensor, rank: int = 4) -> None:
 def _resize(
     kernel: str, op_name: str, images: Any, size: Any, align_corners: bool, half_pixel_centers: bool
 ) -> Tensor:
-    from .transformations import reshape
-
     x = convert_to_tensor(images, "images", op_name)
     align_corners = bool_arg(align_corners, op_name, "alignCorners")
     half_pixel_centers = bool_arg(half_pixel_centers, op_name, "halfPixelCenters")
@@ -423,7 +432,6 @@ def grayscale_to_rgb(image: Any) -> Tensor:
     >>> tf.image.grayscale_to_rgb(tf.tensor2d([[1], [2]])).array_sync()
     [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
     """
-    from .slicing_joining import tile
 
     img = convert_to_tensor(image, "image", "grayscaleToRGB")
     last = img._shape[-1] if img.rank > 0 else "undefined"
@@ -458,9 +466,6 @@ def rgb_to_grayscale(image: Any) -> Tensor:
     >>> tf.image.rgb_to_grayscale(tf.tensor2d([[255, 255, 255]])).array_sync()
     [[254.97450256347656]]
     """
-    from .creation import tensor1d
-    from .matrices import einsum
-    from .transformations import cast, expand_dims
 
     img = convert_to_tensor(image, "image", "RGBToGrayscale")
     last = img._shape[-1] if img.rank > 0 else "undefined"
@@ -496,13 +501,6 @@ def threshold(
     >>> tf.image.threshold(tf.tensor3d([[[10], [200]]])).reshape([2]).array_sync()
     [0, 255]
     """
-    from .arithmetic import add, mul
-    from .basic_math import round as round_
-    from .creation import tensor, tensor1d
-    from .logical import greater, less_equal
-    from .reduction import bincount
-    from .slicing_joining import split
-    from .transformations import cast
 
     img = convert_to_tensor(image, "image", "threshold")
     inverted = bool_arg(inverted, "threshold", "inverted")
@@ -536,24 +534,18 @@ def threshold(
 
 def _otsu(histogram: Tensor, total: int) -> Tensor:
     """Otsu's threshold: the histogram split that maximizes the between-class variance."""
-    from .arithmetic import add, div, mul, sub
-    from .creation import fill, tensor1d
-    from .creation import range as range_
-    from .logical import greater, where
-    from .reduction import sum
-    from .slicing_joining import slice
 
     best_thresh = tensor1d([-1])
     best_var = tensor1d([0])
     for index in range(histogram.size - 1):
-        first = slice(histogram, 0, index + 1)
-        second = slice(histogram, index + 1)
-        weight_fg = div(sum(first), total)
-        weight_bg = div(sum(second), total)
-        mean_first = div(sum(mul(first, range_(0, first.size))), sum(first))
+        first = slice_(histogram, 0, index + 1)
+        second = slice_(histogram, index + 1)
+        weight_fg = div(sum_(first), total)
+        weight_bg = div(sum_(second), total)
+        mean_first = div(sum_(mul(first, range_(0, first.size))), sum_(first))
         mean_sec_fill = fill(second.shape, first.size)
         mean_sec_add = add(range_(0, second.size), mean_sec_fill)
-        mean_sec = div(sum(mul(second, mean_sec_add)), sum(second))
+        mean_sec = div(sum_(mul(second, mean_sec_add)), sum_(second))
         diff_a = sub(mean_first, mean_sec)
         diff_b = sub(mean_first, mean_sec)
         between = mul(mul(mul(weight_fg, weight_bg), diff_a), diff_b)
@@ -775,7 +767,6 @@ def non_max_suppression_async(
     >>> tf.image.non_max_suppression_async(boxes, [0.9, 0.8, 0.7], 3).array_sync()
     [0, 2]
     """
-    from .creation import tensor1d
 
     bx, sc, *args = _nms_args(
         "nonMaxSuppressionAsync", boxes, scores, max_output_size, iou_threshold, score_threshold
@@ -800,7 +791,6 @@ def non_max_suppression_with_score_async(
     >>> r.selected_indices.array_sync()  # soft-NMS: box 1 is decayed below box 2
     [0, 2, 1]
     """
-    from .creation import tensor1d
 
     bx, sc, *args = _nms_args(
         "nonMaxSuppressionAsync",
@@ -833,7 +823,6 @@ def non_max_suppression_padded_async(
     >>> r.selected_indices.array_sync(), r.valid_outputs.array_sync()
     ([0, 2], 2)
     """
-    from .creation import scalar, tensor1d
 
     bx, sc, *args = _nms_args(
         "nonMaxSuppressionAsync", boxes, scores, max_output_size, iou_threshold, score_threshold

@@ -13,8 +13,17 @@ from ..dtypes import INT32
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ._op import bool_arg, convert_to_tensor, op
-from .reduction import js_str
+from ._op import bool_arg, convert_to_tensor, js_str, op
+from .arithmetic import div, minimum, mul, sub
+from .basic_math import neg
+from .creation import clone, eye, tensor2d, zeros
+from .creation import range as range_
+from .logical import greater, greater_equal, less, less_equal, logical_and, where
+from .matrices import mat_mul, norm, transpose
+from .reduction import sum as sum_
+from .slicing_joining import concat, split, stack, unstack
+from .slicing_joining import slice as slice_
+from .transformations import reshape, squeeze
 
 __all__ = ["band_part", "gram_schmidt", "qr"]
 
@@ -26,8 +35,6 @@ def _is_number(v: Any) -> bool:
 def _band_limit(value: Any, dim: int, what: str, dim_name: str) -> Any:
     """A band limit as TF.js takes it: a number (negative: the whole ``dim``) or an int32
     tensor (clamped to ``dim``, negative: the whole ``dim``)."""
-    from .arithmetic import minimum
-    from .logical import less, where
 
     if _is_number(value):
         if not math.isfinite(value) or value % 1 != 0:
@@ -54,12 +61,6 @@ def band_part(a: Any, num_lower: Any, num_upper: Any) -> Tensor:
     >>> tf.linalg.band_part(tf.tensor2d([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), 0, -1).array_sync()
     [[1.0, 2.0, 3.0], [0.0, 5.0, 6.0], [0.0, 0.0, 9.0]]
     """
-    from .arithmetic import sub
-    from .basic_math import neg
-    from .creation import range, zeros
-    from .logical import greater_equal, less_equal, logical_and, where
-    from .slicing_joining import stack, unstack
-    from .transformations import reshape
 
     a = convert_to_tensor(a, "a", "bandPart")
     if a.rank < 2:
@@ -68,8 +69,8 @@ def band_part(a: Any, num_lower: Any, num_upper: Any) -> Tensor:
     m, n = shape[-2], shape[-1]
     lower = _band_limit(num_lower, m, "numLower", "rows")
     upper = _band_limit(num_upper, n, "numUpper", "columns")
-    i = reshape(range(0, m, 1, "int32"), [-1, 1])
-    j = range(0, n, 1, "int32")
+    i = reshape(range_(0, m, 1, "int32"), [-1, 1])
+    j = range_(0, n, 1, "int32")
     ij = sub(i, j)
     in_band = logical_and(less_equal(ij, lower), greater_equal(ij, neg(upper)))
     zero = zeros([m, n], a.dtype)
@@ -85,11 +86,6 @@ def gram_schmidt(xs: Any) -> Any:
     >>> tf.linalg.gram_schmidt(tf.tensor2d([[1, 1], [0, 1]])).array_sync()
     [[0.7071067690849304, 0.7071067690849304], [-0.7071067690849304, 0.7071067690849304]]
     """
-    from .arithmetic import div, mul, sub
-    from .matrices import norm
-    from .reduction import sum
-    from .slicing_joining import split, stack
-    from .transformations import squeeze
 
     if isinstance(xs, (list, tuple)):
         input_is_2d = False
@@ -133,7 +129,7 @@ def gram_schmidt(xs: Any) -> Any:
         def orthonormalize(i: int = i) -> Tensor:
             x = vectors[i]
             for j in range(i):
-                proj = mul(sum(mul(ys[j], x)), ys[j])
+                proj = mul(sum_(mul(ys[j], x)), ys[j])
                 x = sub(x, proj)
             return div(x, norm(x, "euclidean"))
 
@@ -143,12 +139,6 @@ def gram_schmidt(xs: Any) -> Any:
 
 def _qr2d(x: Tensor, full_matrices: bool) -> list[Tensor]:
     """Householder QR of one matrix, step by step as TF.js's ``qr2d`` computes it."""
-    from .arithmetic import div, mul, sub
-    from .basic_math import neg
-    from .creation import clone, eye, tensor2d
-    from .logical import greater, where
-    from .matrices import mat_mul, norm, transpose
-    from .slicing_joining import concat, slice
 
     def run() -> list[Tensor]:
         m, n = x._shape
@@ -160,9 +150,9 @@ def _qr2d(x: Tensor, full_matrices: bool) -> list[Tensor]:
 
             def step(j: int = j, q: Tensor = q, r: Tensor = r) -> list[Tensor]:
                 # H = I - tau * w * w' puts zeros below r[j, j].
-                rj_end1 = slice(r, [j, j], [m - j, 1])
+                rj_end1 = slice_(r, [j, j], [m - j, 1])
                 norm_x = norm(rj_end1)
-                rjj = slice(r, [j, j], [1, 1])
+                rjj = slice_(r, [j, j], [1, 1])
                 # sign() would give 0 for 0 and divide by zero below.
                 s = where(greater(rjj, 0), tensor2d([[-1]]), tensor2d([[1]]))
                 u1 = sub(rjj, mul(s, norm_x))
@@ -170,27 +160,27 @@ def _qr2d(x: Tensor, full_matrices: bool) -> list[Tensor]:
                 if w_pre._shape[0] == 1:
                     w_new = clone(one2d)
                 else:
-                    rest = slice(w_pre, [1, 0], [w_pre._shape[0] - 1, w_pre._shape[1]])
+                    rest = slice_(w_pre, [1, 0], [w_pre._shape[0] - 1, w_pre._shape[1]])
                     w_new = concat([one2d, rest], 0)
                 tau = neg(div(mat_mul(s, u1), norm_x))
                 # r := H r, q := q H
-                rj_end_all = slice(r, [j, 0], [m - j, n])
+                rj_end_all = slice_(r, [j, 0], [m - j, n])
                 tau_times_w = mul(tau, w_new)
                 w_t = transpose(w_new)
                 r_rows = sub(rj_end_all, mat_mul(tau_times_w, mat_mul(w_t, rj_end_all)))
-                r_new = r_rows if j == 0 else concat([slice(r, [0, 0], [j, n]), r_rows], 0)
+                r_new = r_rows if j == 0 else concat([slice_(r, [0, 0], [j, n]), r_rows], 0)
                 tau_times_w_t = transpose(tau_times_w)
-                q_all_j_end = slice(q, [0, j], [m, q._shape[1] - j])
+                q_all_j_end = slice_(q, [0, j], [m, q._shape[1] - j])
                 q_cols = sub(q_all_j_end, mat_mul(mat_mul(q_all_j_end, w_new), tau_times_w_t))
-                q_new = q_cols if j == 0 else concat([slice(q, [0, 0], [m, j]), q_cols], 1)
+                q_new = q_cols if j == 0 else concat([slice_(q, [0, 0], [m, j]), q_cols], 1)
                 return [w_new, r_new, q_new]
 
             old = [r, w, q]
             w, r, q = ENGINE.tidy(step)
             ENGINE.dispose(old)
         if not full_matrices and m > n:
-            q = slice(q, [0, 0], [m, n])
-            r = slice(r, [0, 0], [n, n])
+            q = slice_(q, [0, 0], [m, n])
+            r = slice_(r, [0, 0], [n, n])
         return [q, r]
 
     return ENGINE.tidy(run)
@@ -207,8 +197,6 @@ def qr(x: Any, full_matrices: bool = False) -> list[Tensor]:
     >>> [round(v, 4) for v in r.data_sync().tolist()]
     [-3.1623, -4.4272, 0.0, 0.6325]
     """
-    from .slicing_joining import stack, unstack
-    from .transformations import reshape
 
     x = convert_to_tensor(x, "x", "qr")
     if x.rank < 2:

@@ -16,8 +16,8 @@ from ..engine import ENGINE
 from ..errors import DTypeError, ShapeError
 from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
-from ._op import convert_to_tensor, make_types_match, op, run_kernel
-from .reduction import js_str
+from ._op import convert_to_tensor, js_str, op, run_kernel
+from .transformations import broadcast_to, make_types_match
 
 __all__ = [
     "bitwise_and",
@@ -166,7 +166,6 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     >>> tf.where(tf.tensor1d([True, False]), tf.tensor1d([1, 2]), tf.tensor1d([3, 4])).array_sync()
     [1.0, 4.0]
     """
-    from .transformations import broadcast_to
 
     a = convert_to_tensor(a, "a", "where")
     b = convert_to_tensor(b, "b", "where")

@@ -15,15 +15,26 @@ from ..geometry.axes import keep_dims_shape
 from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
 from ._op import (
+    _is_int,
     bool_arg,
     convert_to_tensor,
     describe,
-    make_types_match,
+    js_str,
+    keep_dims_arg,
     op,
+    parse_axis,
     real_number,
     run_kernel,
 )
-from .reduction import _is_int, js_str, keep_dims_arg, parse_axis
+from .arithmetic import pow as pow_
+from .basic_math import abs as abs_
+from .basic_math import neg, sqrt, square
+from .creation import clone, imag, real, scalar
+from .creation import complex as complex_
+from .reduction import max as max_
+from .reduction import min as min_
+from .reduction import sum as sum_
+from .transformations import make_types_match, reshape
 
 __all__ = [
     "dot",
@@ -90,7 +101,6 @@ def dot(t1: Any, t2: Any) -> Tensor:
     >>> tf.dot(tf.tensor1d([1, 2, 3]), tf.tensor1d([4, 5, 6])).array_sync()
     32.0
     """
-    from .transformations import reshape
 
     t1 = convert_to_tensor(t1, "t1", "dot")
     t2 = convert_to_tensor(t2, "t2", "dot")
@@ -123,7 +133,6 @@ def outer_product(v1: Any, v2: Any) -> Tensor:
     >>> tf.outer_product(tf.tensor1d([1, 2]), tf.tensor1d([3, 4])).array_sync()
     [[3.0, 4.0], [6.0, 8.0]]
     """
-    from .transformations import reshape
 
     v1 = convert_to_tensor(v1, "v1", "outerProduct")
     v2 = convert_to_tensor(v2, "v2", "outerProduct")
@@ -169,18 +178,13 @@ def transpose(x: Any, perm: Any = None, conjugate: bool = False) -> Tensor:
             )
     perm = [int(p) for p in perm]
     if rank <= 1:
-        from .creation import clone
-
         return clone(x)
     if x.dtype == COMPLEX64:
-        from .basic_math import neg
-        from .creation import complex, imag, real
-
         re = run_kernel(k.TRANSPOSE, (real(x),), {"perm": perm})
         im = run_kernel(k.TRANSPOSE, (imag(x),), {"perm": perm})
         if conjugate:
             im = neg(im)
-        return complex(re, im)
+        return complex_(re, im)
     return run_kernel(k.TRANSPOSE, (x,), {"perm": perm})
 
 
@@ -215,36 +219,30 @@ def _is_ord(p: Any, value: Any) -> bool:
 
 
 def _norm_impl(x: Tensor, p: Any, axis: Any) -> Tensor:
-    from .arithmetic import pow
-    from .basic_math import abs, sqrt, square
-    from .creation import scalar
-    from .reduction import max, min, sum
-    from .transformations import reshape
-
     if x.rank == 0:
-        return abs(x)
+        return abs_(x)
     if x.rank != 1 and axis is None:
         return _norm_impl(reshape(x, [-1]), p, axis)
     is_list = isinstance(axis, (list, tuple))
     if x.rank == 1 or (axis is not None and not is_list) or (is_list and len(axis) == 1):
         if _is_ord(p, 1):
-            return sum(abs(x), axis)
+            return sum_(abs_(x), axis)
         if _is_ord(p, math.inf):
-            return max(abs(x), axis)
+            return max_(abs_(x), axis)
         if _is_ord(p, -math.inf):
-            return min(abs(x), axis)
+            return min_(abs_(x), axis)
         if p == "euclidean" or _is_ord(p, 2):
-            return sqrt(sum(pow(abs(x), scalar(2, INT32)), axis))
+            return sqrt(sum_(pow_(abs_(x), scalar(2, INT32)), axis))
         raise InvalidArgumentError(f"Error in norm: invalid ord value: {js_str(p)}")
     if is_list and len(axis) == 2:
         if _is_ord(p, 1):
-            return max(sum(abs(x), axis[0]), axis[1] - 1)
+            return max_(sum_(abs_(x), axis[0]), axis[1] - 1)
         if _is_ord(p, math.inf):
-            return max(sum(abs(x), axis[1]), axis[0])
+            return max_(sum_(abs_(x), axis[1]), axis[0])
         if _is_ord(p, -math.inf):
-            return min(sum(abs(x), axis[1]), axis[0])
+            return min_(sum_(abs_(x), axis[1]), axis[0])
         if p in ("fro", "euclidean"):
-            return sqrt(sum(square(x), axis))
+            return sqrt(sum_(square(x), axis))
         raise InvalidArgumentError(f"Error in norm: invalid ord value: {js_str(p)}")
     raise InvalidArgumentError(f"Error in norm: invalid axis: {js_str(axis)}")
 
@@ -260,7 +258,6 @@ def norm(x: Any, ord: Any = "euclidean", axis: Any = None, keep_dims: bool = Fal
     >>> tf.norm(tf.tensor2d([[1, -2], [3, 4]]), 1, [0, 1]).array_sync()
     6.0
     """
-    from .transformations import reshape
 
     x = convert_to_tensor(x, "x", "norm")
     keep_dims = keep_dims_arg(keep_dims, "norm")

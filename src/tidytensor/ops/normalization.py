@@ -22,13 +22,15 @@ from ._op import (
     describe,
     float_arg,
     int_arg,
+    js_str,
+    keep_dims_arg,
     op,
+    parse_axis,
     real_number,
     run_kernel,
 )
 from .arithmetic import mul, sub
 from .basic_math import exp, log, square
-from .reduction import js_str, keep_dims_arg, parse_axis
 from .reduction import max as max_
 from .reduction import mean as mean_
 from .reduction import sum as sum_

@@ -27,9 +27,9 @@ from ._conv_util import (
     conv_attrs,
     unbatched,
 )
-from ._op import bool_arg, convert_to_tensor, describe, op, run_kernel
-from .reduction import js_str
+from ._op import bool_arg, convert_to_tensor, describe, js_str, op, run_kernel
 from .sparse import Record
+from .transformations import batch_to_space_nd, cast, space_to_batch_nd
 
 __all__ = [
     "avg_pool",
@@ -57,7 +57,6 @@ def avg_pool(
     >>> tf.avg_pool(tf.tensor3d([1, 2, 3, 4], [2, 2, 1]), 2, 1, 'valid').array_sync()
     [[[2.5]]]
     """
-    from .transformations import cast
 
     x = convert_to_tensor(x, "x", "avgPool", "float32")
     check_strides_or_dilations_one("avgPool", strides, 1)
@@ -114,7 +113,6 @@ def avg_pool3d(
     >>> tf.avg_pool3d(tf.tensor4d([1, 2, 3, 4, 5, 6, 7, 8], [2, 2, 2, 1]), 2, 1, 'valid').array_sync()
     [[[[4.5]]]]
     """
-    from .transformations import cast
 
     x = convert_to_tensor(x, "x", "avgPool3d", "float32")
     x5, reshaped = batched(x, 5)
@@ -234,7 +232,6 @@ def pool(
     >>> tf.pool(tf.tensor3d([1, 2, 3, 4], [2, 2, 1]), 2, 'avg', 'valid').array_sync()
     [[[2.5]]]
     """
-    from .transformations import batch_to_space_nd, space_to_batch_nd
 
     dilations = [1, 1] if dilations is None else dilations
     strides = 1 if strides is None else strides

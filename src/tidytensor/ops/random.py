@@ -19,7 +19,7 @@ from ..engine import ENGINE
 from ..engine.memory_guard import check_host_allocation
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
-from ..tensor_util import fill_buffer, fill_buffer_by, own_buffer_tensor
+from ..tensor_util import fill_buffer, fill_buffer_by, js_to_number, own_buffer_tensor
 from ._op import (
     bool_arg,
     checked_shape,
@@ -206,8 +206,6 @@ def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None)
 
 
 def _number(v: Any) -> float:
-    from ..tensor_util import js_to_number
-
     return js_to_number(v)
 
 

@@ -6,8 +6,6 @@ from the end) and ``keep_dims``, in TF.js's order. Axes are checked here with TF
 
 from __future__ import annotations
 
-import builtins
-import math
 from typing import Any
 
 from .. import kernel_names as k
@@ -17,14 +15,20 @@ from ..geometry.axes import keep_dims_shape
 from ..tensor import Tensor
 from ._op import (
     MAX_DIM,
+    _is_int,
     bool_arg,
     checked_shape,
     convert_to_tensor,
-    int_value,
+    js_str,
+    keep_dims_arg,
     op,
+    parse_axis,
     real_number,
     run_kernel,
 )
+from .arithmetic import add, sub
+from .basic_math import exp, log
+from .transformations import cast, reshape
 
 __all__ = [
     "all",
@@ -43,59 +47,6 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- helpers
-def js_str(value: Any) -> str:
-    """``value`` as JS's template strings print it (arrays joined by commas, 1.0 as 1)."""
-    if isinstance(value, (list, tuple)):
-        return ",".join(js_str(v) for v in value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value.is_integer():
-            return str(int(value))
-    return str(value)
-
-
-def _is_int(value: Any) -> bool:
-    """True for an integral real number (a Python/NumPy number or a one-element float32 or
-    int32 tensor); never for a bool, a string or a complex value."""
-    return int_value(value) is not None
-
-
-def keep_dims_arg(value: Any, op_name: str) -> bool:
-    """``keepDims`` as a bool (None, a bool or 0/1), else a clear argument error."""
-    if value is False or value is True:
-        return value
-    return bool_arg(value, op_name, "keepDims")
-
-
-def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
-    """TF.js's ``parseAxisParam``: None means every axis; negatives count from the end.
-
-    Duplicates are kept (TF.js keeps them too). Raises TF.js's errors, naming the op.
-    """
-    rank = len(shape)
-    if axis is None:
-        return list(range(rank))
-    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    if not builtins.all(_is_int(a) for a in axes):
-        raise InvalidArgumentError(
-            f"All values in axis param must be integers but got axis {js_str(axis)} (op '{op_name}')"
-        )
-    ints = [int_value(a) for a in axes]
-    if not builtins.all(-rank <= a < rank for a in ints):
-        raise InvalidArgumentError(
-            f"All values in axis param must be in range [-{rank}, {rank}) but got axis "
-            f"{js_str(axis)} (op '{op_name}')"
-        )
-    return [a + rank if a < 0 else a for a in ints]
-
-
 def expand_shape_to_keep_dim(shape: tuple[int, ...] | list[int], axes: list[int]) -> list[int]:
     """TF.js's ``expandShapeToKeepDim``: puts a 1 back at each reduced axis (``axes`` unique;
     for a reduction's parsed axes, which may repeat, use ``keep_dims_shape``)."""
@@ -131,8 +82,6 @@ def sum(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:  # noqa: A
     """
     x = convert_to_tensor(x, "x", "sum")
     if x.dtype == BOOL:
-        from .transformations import cast
-
         x = cast(x, INT32)
     _not_complex(x, "sum")
     return _reduce(k.SUM, x, axis, keep_dims, "sum")
@@ -147,8 +96,6 @@ def prod(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     """
     x = convert_to_tensor(x, "x", "prod")
     if x.dtype == BOOL:
-        from .transformations import cast
-
         x = cast(x, INT32)
     _not_complex(x, "prod")
     return _reduce(k.PROD, x, axis, keep_dims, "prod")
@@ -172,9 +119,6 @@ def log_sum_exp(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     >>> round(tf.log_sum_exp(tf.tensor1d([1, 2, 3])).array_sync(), 4)
     3.4076
     """
-    from .arithmetic import add, sub
-    from .basic_math import exp, log
-    from .transformations import reshape
 
     x = convert_to_tensor(x, "x", "logSumExp")
     keep_dims = keep_dims_arg(keep_dims, "logSumExp")

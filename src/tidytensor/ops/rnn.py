@@ -10,6 +10,11 @@ from typing import Any
 from ..errors import ArgumentTypeError, ShapeError
 from ..tensor import Tensor
 from ._op import convert_to_tensor, convert_to_tensor_array, op
+from .arithmetic import add, mul
+from .basic_math import sigmoid, tanh
+from .matrices import mat_mul
+from .slicing_joining import concat
+from .slicing_joining import slice as slice_
 
 __all__ = ["basic_lstm_cell", "multi_rnn_cell"]
 
@@ -30,10 +35,6 @@ def basic_lstm_cell(
     >>> [round(v, 4) for v in c.data_sync().tolist() + h.data_sync().tolist()]
     [0.5568, 0.3696]
     """
-    from .arithmetic import add, mul
-    from .basic_math import sigmoid, tanh
-    from .matrices import mat_mul
-    from .slicing_joining import concat, slice
 
     forget_bias = convert_to_tensor(forget_bias, "forgetBias", "basicLSTMCell")
     lstm_kernel = convert_to_tensor(lstm_kernel, "lstmKernel", "basicLSTMCell")
@@ -53,10 +54,10 @@ def basic_lstm_cell(
         )
     cols = width // 4
     size = [batch_size, cols]
-    i = slice(res, [0, 0], size)  # input gate
-    j = slice(res, [0, cols], size)  # new input
-    f = slice(res, [0, cols * 2], size)  # forget gate
-    o = slice(res, [0, cols * 3], size)  # output gate
+    i = slice_(res, [0, 0], size)  # input gate
+    j = slice_(res, [0, cols], size)  # new input
+    f = slice_(res, [0, cols * 2], size)  # forget gate
+    o = slice_(res, [0, cols * 3], size)  # output gate
     new_c = add(mul(sigmoid(i), tanh(j)), mul(c, sigmoid(add(forget_bias, f))))
     new_h = mul(tanh(new_c), sigmoid(o))
     return [new_c, new_h]

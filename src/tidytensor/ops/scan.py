@@ -8,8 +8,7 @@ from .. import kernel_names as k
 from ..dtypes import COMPLEX64
 from ..errors import DTypeError, InvalidArgumentError
 from ..tensor import Tensor
-from ._op import bool_arg, convert_to_tensor, op, run_kernel
-from .reduction import _is_int, js_str
+from ._op import _is_int, bool_arg, convert_to_tensor, js_str, op, run_kernel
 
 __all__ = ["cumprod", "cumsum"]
 

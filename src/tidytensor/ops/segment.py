@@ -10,8 +10,7 @@ from ..dtypes import COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..geometry.broadcast import assert_and_get_broadcast_shape
 from ..tensor import Tensor
-from ._op import MAX_DIM, convert_to_tensor, op, run_kernel
-from .reduction import _is_int
+from ._op import MAX_DIM, _is_int, convert_to_tensor, op, run_kernel
 
 __all__ = ["unsorted_segment_sum"]
 

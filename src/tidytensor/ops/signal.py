@@ -13,7 +13,13 @@ from typing import Any
 from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..tensor import Tensor
 from ._op import bool_arg, convert_to_tensor, describe, float_arg, int_arg, op
+from .arithmetic import mul
+from .creation import fill, tensor2d
 from .signal_util import cosine_window, enclosing_power_of_two
+from .slicing_joining import concat
+from .slicing_joining import slice as slice_
+from .spectral import rfft
+from .transformations import reshape
 
 __all__ = ["frame", "hamming_window", "hann_window", "stft"]
 
@@ -49,9 +55,6 @@ def frame(
     >>> tf.signal.frame(tf.tensor1d([1, 2, 3, 4, 5]), 3, 2).array_sync()
     [[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]]
     """
-    from .creation import fill, tensor2d
-    from .slicing_joining import concat, slice
-    from .transformations import reshape
 
     x = convert_to_tensor(signal, "signal", "frame", "string_or_numeric")
     frame_length = int_arg(frame_length, "frame", "frameLength", minimum=0)
@@ -70,12 +73,12 @@ def frame(
     start = 0
     frames = []
     while start + frame_length <= size:
-        frames.append(slice(x, start, frame_length))
+        frames.append(slice_(x, start, frame_length))
         start += frame_step
     if pad_end:
         while start < size:
             pad_len = start + frame_length - size
-            piece = slice(x, start, frame_length - pad_len)
+            piece = slice_(x, start, frame_length - pad_len)
             frames.append(concat([piece, fill([pad_len], pad_value)]))
             start += frame_step
     if not frames:
@@ -97,8 +100,6 @@ def stft(
     >>> tf.signal.stft(tf.tensor1d([1, 1, 1, 1, 1]), 3, 2).shape
     [2, 3]
     """
-    from .arithmetic import mul
-    from .spectral import rfft
 
     frame_length = int_arg(frame_length, "stft", "frameLength", minimum=0)
     if fft_length is None:

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ArgumentTypeError, InvalidArgumentError
 from ..tensor import Tensor
 from ._op import MAX_DIM, describe, float_arg, real_number
+from .creation import tensor1d
 
 __all__ = ["cosine_window", "enclosing_power_of_two"]
 
@@ -52,7 +53,6 @@ def cosine_window(window_length: int, a: float, b: float) -> Tensor:
     >>> tf.cosine_window(3, 0.5, 0.5).array_sync()
     [0.0, 1.0, 0.0]
     """
-    from .creation import tensor1d
 
     n = window_length
     if (

@@ -32,6 +32,10 @@ from ._op import (
     real_number,
     run_kernel,
 )
+from .arithmetic import mod
+from .creation import clone, ones
+from .logical import where_async
+from .matrices import mat_mul
 from .transformations import _js, reshape, squeeze
 
 __all__ = [
@@ -64,13 +68,6 @@ __all__ = [
 ]
 
 
-def _family(name: str) -> Any:
-    """An op of another family, looked up when called (families import each other lazily)."""
-    from .. import ops
-
-    return getattr(ops, name)
-
-
 # ----------------------------------------------------------------------------- concat / stack
 
 
@@ -94,8 +91,6 @@ def concat(tensors: Any, axis: int = 0) -> Tensor:
         raise DTypeError(f"concat: cannot join tensors of dtypes {', '.join(t.dtype for t in ts)}")
     axis = axis_arg(axis, ts[0]._shape, "concat")
     if len(ts) == 1:
-        from .creation import clone
-
         return clone(ts[0])
     return run_kernel(k.CONCAT, tuple(ts), {"axis": axis})
 
@@ -485,7 +480,6 @@ def meshgrid(x: Any = None, y: Any = None, indexing: Any = "xy") -> list[Tensor]
             tx.dispose()
         raise
     w, h = tx.size, ty.size
-    ones, mat_mul = _family("ones"), _family("mat_mul")
     if indexing == "xy":
         tx, ty = reshape(tx, [1, -1]), reshape(ty, [-1, 1])
         return [mat_mul(ones([h, 1], tx.dtype), tx), mat_mul(ty, ones([1, w], ty.dtype))]
@@ -524,7 +518,7 @@ def boolean_mask_async(tensor: Any, mask: Any, axis: int | None = None) -> Tenso
     target = shape[:start] + [math.prod(covered)] + shape[start + k_dims :]
     flat_t = reshape(t, target)
     flat_m = reshape(m, [-1])
-    positions = _family("where_async")(flat_m)
+    positions = where_async(flat_m)
     indices = squeeze(positions, [1])
     result = gather(flat_t, indices, start)
     if t is not tensor:
@@ -637,7 +631,7 @@ def _array_positions(t: Tensor, dim: int, axis: int) -> Tensor:
             bad = low if low < -dim else high
             raise TensorIndexError(f"index {bad} is out of bounds for axis {axis} with size {dim}")
         if low < 0:
-            return _family("mod")(t, scalar_tensor(dim, "int32"))
+            return mod(t, scalar_tensor(dim, "int32"))
     return t
 
 
@@ -726,7 +720,7 @@ def tensor_getitem(self: Tensor, key: Any) -> Tensor:
                 + [math.prod(sh[adv_axis : adv_axis + width])]
                 + sh[adv_axis + width :],
             )
-            adv_tensor = squeeze(_family("where_async")(reshape(adv_tensor, [-1])), [1])
+            adv_tensor = squeeze(where_async(reshape(adv_tensor, [-1])), [1])
         adv_dims = list(adv_tensor._shape)
         # The kernel directly: indexing gathers strings too, which tf.gather refuses.
         out = run_kernel(k.GATHER_V2, (out, adv_tensor), {"axis": adv_axis, "batch_dims": 0})

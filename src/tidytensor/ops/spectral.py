@@ -18,6 +18,12 @@ from ..dtypes import COMPLEX64, FLOAT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ._op import MAX_DIM, convert_to_tensor, op, real_number, run_kernel
+from .arithmetic import mul
+from .creation import complex as complex_
+from .creation import imag, real, scalar, zeros, zeros_like
+from .slicing_joining import concat, reverse, split
+from .slicing_joining import slice as slice_
+from .transformations import reshape
 
 __all__ = ["fft", "ifft", "irfft", "rfft"]
 
@@ -82,10 +88,6 @@ def rfft(input: Any, fft_length: int | None = None) -> Tensor:  # noqa: A002 - T
     >>> [round(v, 4) for v in tf.spectral.rfft(tf.tensor1d([1, 2, 3])).data_sync().tolist()]
     [6.0, 0.0, -1.5, 0.866]
     """
-    from .creation import complex as complex_
-    from .creation import imag, real, zeros, zeros_like
-    from .slicing_joining import concat, slice, split
-    from .transformations import reshape
 
     x = convert_to_tensor(input, "input", "rfft", "string_or_numeric")
     if x.dtype != FLOAT32:
@@ -106,7 +108,7 @@ def rfft(input: Any, fft_length: int | None = None) -> Tensor:  # noqa: A002 - T
     if fft_length is not None:
         fft_length = int(fft_length)
     if fft_length is not None and fft_length < inner:
-        adjusted = slice(x, [0] * rank, [*x._shape[:-1], fft_length])
+        adjusted = slice_(x, [0] * rank, [*x._shape[:-1], fft_length])
         inner = fft_length
     elif fft_length is not None and fft_length > inner:
         pad = zeros([*x._shape[:-1], fft_length - inner])
@@ -131,11 +133,6 @@ def irfft(input: Any) -> Tensor:  # noqa: A002 - TF.js name
     >>> tf.spectral.irfft(x).array_sync()
     [[2.0, -0.5, 0.0, -0.5]]
     """
-    from .arithmetic import mul
-    from .creation import complex as complex_
-    from .creation import imag, real, scalar
-    from .slicing_joining import concat, reverse, slice
-    from .transformations import reshape
 
     x = convert_to_tensor(input, "input", "irfft", "string_or_numeric")
     _check_inner(x, "irfft")
@@ -145,8 +142,8 @@ def irfft(input: Any) -> Tensor:  # noqa: A002 - TF.js name
     else:
         re = reshape(real(x), [batch, inner])
         im = reshape(imag(x), [batch, inner])
-        re_conj = reverse(slice(re, [0, 1], [batch, inner - 2]), 1)
-        im_conj = mul(reverse(slice(im, [0, 1], [batch, inner - 2]), 1), scalar(-1))
+        re_conj = reverse(slice_(re, [0, 1], [batch, inner - 2]), 1)
+        im_conj = mul(reverse(slice_(im, [0, 1], [batch, inner - 2]), 1), scalar(-1))
         full_re = concat([re, re_conj], 1)
         full_im = concat([im, im_conj], 1)
         out = ifft(reshape(complex_(full_re, full_im), [batch, 2 * (inner - 1)]))

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import kernel_names as k
-from ..dtypes import DTYPES, STRING
+from ..dtypes import DTYPES, STRING, upcast_type
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..tensor import Tensor
 from ..tensor_util import make_tensor
@@ -19,13 +19,14 @@ from ._op import (
     describe,
     float_arg,
     int_value,
+    js_str,
     op,
     parse_axis_param,
     real_number,
     run_kernel,
     str_arg,
 )
-from .reduction import js_str
+from .creation import clone
 
 __all__ = [
     "batch_to_space_nd",
@@ -317,8 +318,6 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
                 f"broadcastTo(): [{_js(x_shape)}] cannot be broadcast to [{_js(shape_list)}]."
             )
     if not any(n > 1 for n in reps):
-        from .creation import clone
-
         return clone(t)
     return run_kernel(k.TILE, (t,), {"reps": reps})
 
@@ -597,3 +596,11 @@ def _setdiff1d(tx: Tensor, ty: Tensor) -> list[Tensor]:
     values = make_tensor([v for _, v in kept], [len(kept)], tx.dtype, "setdiff1dAsync")
     indices = make_tensor([i for i, _ in kept], [len(kept)], "int32", "setdiff1dAsync")
     return [values, indices]
+
+
+def make_types_match(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """Casts both tensors to their upcast dtype (TF.js's ``makeTypesMatch``)."""
+    if a.dtype == b.dtype:
+        return a, b
+    dtype = upcast_type(a.dtype, b.dtype)
+    return cast(a, dtype), cast(b, dtype)

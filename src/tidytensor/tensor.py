@@ -24,7 +24,7 @@ from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, TensorD
 from .js_numbers import js_store, js_to_number
 from .printing import tensor_to_string
 
-#: Set by engine/core.py: the engine that tracks every tensor.
+#: Set by engine/engine.py: the engine that tracks every tensor.
 _engine: Any = None
 #: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
 _tensor_ids = itertools.count()

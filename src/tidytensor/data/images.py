@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 from ..errors import InvalidArgumentError
 from ..ops.creation import tensor
 from ._structure import END
@@ -95,8 +97,6 @@ class ImageFolderDataset(Dataset):
 
     def load(self, path: str) -> Any:
         """Decodes one image file into an int32 tensor ``[height, width, channels]``."""
-        import numpy as np
-
         mode, channels = _MODES[self.color_mode]
         with self._image.open(path) as img:
             img = img.convert(mode)

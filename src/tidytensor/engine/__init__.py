@@ -8,7 +8,7 @@ engine needs itself (a variable's ``Cast``, a tape's ``Identity``) runs through
 
 Modules:
 
-- ``core``: ``Engine`` and ``ENGINE``; the per-op path (``make_op``, ``run_kernel``, the one
+- ``engine``: ``Engine`` and ``ENGINE``; the per-op path (``make_op``, ``run_kernel``, the one
   dispatch route ``_dispatch``), tensor handles and scopes;
 - ``state``: the scope stacks (one ``ScopeContext`` per thread or task) and the counters;
 - ``records``: the plain records handed out (``tf.memory()``, ``tf.profile``, leaks);
@@ -24,7 +24,7 @@ The names below are re-exported for ``from tidytensor.engine import ENGINE``.
 from __future__ import annotations
 
 from . import recording  # noqa: F401 - installs the tape's recording (Engine.record_tape)
-from .core import ENGINE, Engine, tensors_in
+from .engine import ENGINE, Engine, tensors_in
 from .records import (
     KernelProfile,
     LeakedTensor,

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..interrupts import critical_section, interruption_point
 from ..tensor import Tensor, Variable
-from .core import ENGINE
+from .engine import ENGINE
 from .state import current_context
 
 __all__ = ["AtomicUpdate", "active_update", "atomic_update", "current_value"]

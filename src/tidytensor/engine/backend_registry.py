@@ -1,7 +1,7 @@
 """The engine's backend registry: registering, initializing, choosing and disposing backends,
 and binding the active backend's kernels into the engine's kernel table.
 
-``BackendRegistry`` is mixed into ``Engine`` (``core.py``); it uses the engine's
+``BackendRegistry`` is mixed into ``Engine`` (``engine.py``); it uses the engine's
 ``_factories``, ``_registry``, ``backend_name``, ``_backend``, ``_kernels``,
 ``_same_shape_kernels`` and ``_fast_kernel_names``. Nothing here runs per op, except the
 rare input that lives on another backend (``_check_input``).

@@ -2,7 +2,7 @@
 a floating-point warning the user made an error, else wrapped in a ``KernelError``), and the
 name of the op the user called, for error messages.
 
-``KernelErrors`` is mixed into ``Engine`` (``core.py``); nothing here runs unless a kernel
+``KernelErrors`` is mixed into ``Engine`` (``engine.py``); nothing here runs unless a kernel
 fails or an error message is being written.
 """
 

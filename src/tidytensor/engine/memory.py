@@ -2,7 +2,7 @@
 error (with the largest live tensors), the peak of live bytes, and leaked handles (tensors
 garbage-collected undisposed).
 
-``MemoryAccounting`` is mixed into ``Engine`` (``core.py``), which does the counting itself
+``MemoryAccounting`` is mixed into ``Engine`` (``engine.py``), which does the counting itself
 on the per-op path (``_make_tensor``, ``dispose_tensor``); this module only reads, limits and
 reports those counters, off that path.
 """

@@ -22,6 +22,8 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import kernel_names as k
 from ..geometry import conv as cv
 from ..geometry.slicing import parse_slice_params, slice_info
@@ -548,14 +550,10 @@ def _adam(inputs: tuple, attrs: dict) -> Need:
 # ============================================================================ data-dependent
 def _values(t: Any) -> Any:
     """A small index tensor's values (data-dependent kernels read them anyway)."""
-    import numpy as np
-
     return np.asarray(t.data_id.backend.read_sync(t.data_id, t._shape, t.dtype), dtype=np.float64)
 
 
 def _ragged_range(inputs: tuple, attrs: dict) -> Need:
-    import numpy as np
-
     starts, limits, deltas = (_values(t) for t in inputs)
     with np.errstate(all="ignore"):
         counts = np.ceil((limits - starts) / deltas)
@@ -609,8 +607,6 @@ def _string_split(inputs: tuple, attrs: dict) -> Need:
 
 def _ragged_gather(inputs: tuple, attrs: dict) -> Need:
     """The gathered rows' splits (one level per ragged and per extra index dim) and values."""
-    import numpy as np
-
     *nested, dense, indices = inputs
     starts = _values(indices).reshape(-1).astype(np.int64)
     limits = starts + 1

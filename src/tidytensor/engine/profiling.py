@@ -1,7 +1,7 @@
 """The engine's profiling: ``tf.profile`` (kernel calls and scope events with their memory
 snapshots), ``tf.time``, and debug mode's check for NaN/Infinity in kernel results.
 
-``Profiling`` is mixed into ``Engine`` (``core.py``). While ``state.profiling`` is on,
+``Profiling`` is mixed into ``Engine`` (``engine.py``). While ``state.profiling`` is on,
 kernels run under the dispatch route's ``KernelWatch`` (``watch.py``), which appends the
 ``KernelProfile`` entries; the scope functions call ``_record_scope_event``.
 """

@@ -19,7 +19,7 @@ from .. import kernel_registry
 from ..callables import positional_arity
 from ..errors import ArgumentTypeError, GradientError
 from ..tensor import Tensor
-from .core import ENGINE, tensors_in
+from .engine import ENGINE, tensors_in
 from .state import current_context
 from .tape import TapeNode
 

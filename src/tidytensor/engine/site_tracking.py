@@ -1,7 +1,7 @@
 """The engine's site tracking: which line of the user's code created or disposed a tensor,
 for error messages and leak reports.
 
-``SiteTracking`` is mixed into ``Engine`` (``core.py``). Ops record their creation site
+``SiteTracking`` is mixed into ``Engine`` (``engine.py``). Ops record their creation site
 themselves (``Engine.make_op``); this module holds what library code and disposals ask for:
 ``pin_site`` (one site for every op of a library call), ``dispose_site`` and the note a
 scope's end leaves on the tensors it disposed.

@@ -2,7 +2,7 @@
 task, kept in a context variable) and ``EngineState``, the counters and records that
 ``engine.reset()`` throws away.
 
-Plain data: the engine (``core.py``) does all the work on these objects, and
+Plain data: the engine (``engine.py``) does all the work on these objects, and
 ``engine.current_context()`` makes a thread's ``ScopeContext`` on first use.
 """
 

@@ -1,6 +1,6 @@
 """The engine's variables: making, naming, assigning and disposing ``tf.Variable`` handles.
 
-``VariableRegistry`` is mixed into ``Engine`` (``core.py``). A variable is one more handle
+``VariableRegistry`` is mixed into ``Engine`` (``engine.py``). A variable is one more handle
 on a buffer, counted like a tensor but never tracked by a scope; the engine's
 ``state.registered_variables`` maps names to the live variables.
 """

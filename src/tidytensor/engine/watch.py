@@ -1,7 +1,7 @@
 """What watches kernel calls: a gradient tape, ``tf.profile``, debug mode and the kernel leak
 detector.
 
-Every kernel call takes one route, ``Engine._dispatch`` (``core.py``). While something
+Every kernel call takes one route, ``Engine._dispatch`` (``engine.py``). While something
 watches kernels (``Engine._slow``), the route wraps the kernel in a ``KernelWatch``: the
 watch runs the kernel (counting its depth, timing it for a profile, counting the backend's
 buffers around it for the leak detector) and, once the route has made the output handles,

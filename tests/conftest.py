@@ -1,10 +1,16 @@
 """Test harness: each test starts from a reset engine (every counter at 0), runs inside its
 own scope with the kernel leak detector on, and leaves no variables behind (as TF.js's
-describeWithFlags does)."""
+describeWithFlags does).
+
+``TIDYTENSOR_BACKEND=cupy`` (or any registered backend's name) runs every test on that
+backend: it is made the active backend after each reset. Tests that are specific to another
+backend are skipped, each with its reason, as listed in ``tests/backend_skips/<name>.txt``
+(one ``node id prefix  # reason`` per line)."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -17,10 +23,51 @@ settings.register_profile("tidytensor", derandomize=True, deadline=None)
 settings.load_profile("tidytensor")
 
 
+#: The backend every test runs on (None: the engine's default choice).
+BACKEND = os.environ.get("TIDYTENSOR_BACKEND") or None
+SKIPS_DIR = Path(__file__).parent / "backend_skips"
+
+
+def backend_skips(name: str) -> list[tuple[str, str]]:
+    """(node id prefix, reason) pairs from ``backend_skips/<name>.txt``."""
+    path = SKIPS_DIR / f"{name}.txt"
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_text().splitlines():
+        entry, _, reason = line.partition("#")
+        if entry.strip():
+            found.append((entry.strip(), reason.strip() or "listed in " + path.name))
+    return found
+
+
+def pytest_collection_modifyitems(config, items):
+    if BACKEND is None:
+        return
+    skips = backend_skips(BACKEND)
+    root = Path(str(config.rootpath))
+    for item in items:
+        nodeid = item.nodeid
+        if not nodeid.startswith("tests/"):
+            # Node ids are relative to the rootdir; the list is written from the repository root.
+            nodeid = str(Path(item.path).relative_to(root)) + nodeid[nodeid.find("::") :]
+        for prefix, reason in skips:
+            if nodeid.startswith(prefix):
+                item.add_marker(pytest.mark.skip(reason=f"{BACKEND}: {reason}"))
+                break
+
+
+def _use_backend(engine) -> None:
+    if BACKEND is not None and engine.backend_name != BACKEND:
+        if not engine.set_backend(BACKEND):
+            pytest.fail(f"TIDYTENSOR_BACKEND={BACKEND}: the backend failed to start")
+
+
 @pytest.fixture(autouse=True)
 def _tidytensor_test_scope():
     engine = tf.engine()
     engine.reset()
+    _use_backend(engine)
     engine.check_kernel_leaks = True
     engine.update_mode()
     engine.start_scope("test")

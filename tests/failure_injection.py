@@ -59,7 +59,8 @@ def fail_at_allocation(k: int, exception: type[BaseException] = tf.ResourceExhau
     # Ops that check their result's size before drawing it on the host (zeros, ones,
     # random_normal...) count as an allocation too: the failure is raised there.
     memory_guard.over_limit_error = lambda *args: (
-        exception() if exception is not tf.ResourceExhaustedError
+        exception()
+        if exception is not tf.ResourceExhaustedError
         else tf.ResourceExhaustedError(f"injected failure at allocation {k}")
     )
     engine.memory_limit = 1 << 40  # for the error message only

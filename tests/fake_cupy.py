@@ -5,7 +5,8 @@ settings, out-of-memory handling, logical devices and ``tf.device`` placement.
 * Device arrays are :class:`DeviceArray`, a NumPy subclass, so a test can tell where a buffer
   lives (``type(values) is DeviceArray``); ``.get()`` gives a plain host array.
 * Arrays made by the module's constructors (``asarray``, ``array``, ``zeros``, ``ones``,
-  ``full``, ``empty``) take their bytes from the current allocator (``cuda.set_allocator``),
+  ``full``, ``empty``, ``zeros_like``, ``ones_like``; other results are plain NumPy arrays,
+  which the backend uploads) take their bytes from the current allocator (``cuda.set_allocator``),
   a :class:`MemoryPool` with CuPy's ``malloc``/``used_bytes``/``total_bytes``/
   ``free_all_blocks``/``set_limit``/``get_limit``; freed arrays' blocks stay cached in the pool.
   An allocation past the limit raises ``cuda.memory.OutOfMemoryError`` with CuPy's message and
@@ -155,6 +156,8 @@ def build() -> tuple[types.ModuleType, types.ModuleType]:
         ones=_made_by(np.ones),
         full=_made_by(np.full),
         empty=_made_by(np.empty),
+        zeros_like=_made_by(lambda a, **kw: np.zeros_like(np.asarray(a).view(np.ndarray), **kw)),
+        ones_like=_made_by(lambda a, **kw: np.ones_like(np.asarray(a).view(np.ndarray), **kw)),
         get_default_memory_pool=lambda: _DEFAULT_POOL,
     )
     cuda = types.SimpleNamespace(

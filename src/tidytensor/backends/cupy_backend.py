@@ -107,6 +107,17 @@ class CupyBackend(ArrayBackend):
         self.xp.cuda.set_allocator(self.gpu.malloc)
 
     # ------------------------------------------------------------------ storage
+    def write(self, values: Any, shape: tuple[int, ...], dtype: str) -> Any:
+        """Host values into a new device buffer; out of memory is retried once after
+        returning cached blocks, then raised as ``ResourceExhaustedError``."""
+        try:
+            return super().write(values, shape, dtype)
+        except self.oom_error as exc:
+            what = _Pending(shape, dtype)
+            return self.retry_after_oom(
+                "", lambda: super(CupyBackend, self).write(values, shape, dtype), (what,), exc
+            )
+
     def upload(self, values: Any) -> Any:
         """Host values into device arrays; strings stay on the host."""
         if isinstance(values, numpy.ndarray) and values.dtype.kind in "OUS":
@@ -162,9 +173,15 @@ class CupyBackend(ArrayBackend):
         request = requested_bytes(exc)
         what = f"{request} bytes" if request is not None else "memory"
         limit = self.gpu.limit()
+        op = ENGINE._op_name(kernel_name) or "tensor creation"
+        where = (
+            f"kernel '{kernel_name}' on inputs ({shapes})"
+            if kernel_name
+            else f"a new tensor {shapes}"
+        )
         lines = [
-            f"Out of memory on {self.gpu.name} in op '{ENGINE._op_name(kernel_name)}' (kernel "
-            f"'{kernel_name}' on inputs ({shapes})): could not allocate {what}, with "
+            f"Out of memory on {self.gpu.name} in op '{op}' ({where}): could not allocate "
+            f"{what}, with "
             f"{self.gpu.current()} bytes in use"
             + (f" and a limit of {limit} bytes" if limit else "")
             + " after returning cached blocks to the device. Nothing was changed; free "
@@ -172,6 +189,14 @@ class CupyBackend(ArrayBackend):
         ]
         lines.extend(largest_live_lines(ENGINE.state.leaked))
         return ResourceExhaustedError("\n".join(lines))
+
+
+class _Pending:
+    """A tensor not made yet, as the out-of-memory message names it."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: str) -> None:
+        self._shape = shape
+        self.dtype = dtype
 
 
 class CupyKernel(XpKernel):

@@ -120,7 +120,7 @@ def ufunc_at(xp: Any, ufunc: str, target: Any, index: Any, values: Any) -> Any:
 
 def to_host(values: Any) -> Any:
     """A device array as a host NumPy array; host values unchanged."""
+    if type(values) is numpy.ndarray or isinstance(values, (numpy.generic, dict)):
+        return values
     get = getattr(values, "get", None)
-    if get is not None and not isinstance(values, (numpy.ndarray, numpy.generic, dict)):
-        return get()
-    return values
+    return get() if get is not None else values

@@ -21,6 +21,7 @@ from .. import sites
 from ..errors import LeakWarning, MemoryAlertWarning, ResourceExhaustedError
 from ..tensor import Tensor
 from .records import LeakedTensor, MemoryInfo
+from .state import current_context
 
 
 class MemoryAccounting:
@@ -79,8 +80,9 @@ class MemoryAccounting:
         """A soft threshold: when live tensor buffer bytes cross ``level`` (from at or below it
         to above it), ``callback(info)`` runs, or a ``MemoryAlertWarning`` is issued without
         one; once per crossing (it fires again only after live bytes fell below ``level``).
-        ``info`` holds ``level``, ``live_bytes``, ``op`` (the op making the buffer), ``shape``
-        and ``dtype`` of that buffer, and ``backend``. ``None`` turns the alert off. Nothing
+        ``info`` holds ``level``, ``live_bytes``, ``op`` (the op making the buffer, where
+        known), ``site`` (the user's line), ``shape`` and ``dtype`` of that buffer, and
+        ``backend``. ``None`` turns the alert off. Nothing
         is refused: this is a warning, not a limit (``set_memory_limit`` is the limit)."""
         self.alert_level = math.inf if level is None else int(level)
         self.alert_callback = callback
@@ -101,6 +103,7 @@ class MemoryAccounting:
             "level": self.alert_level,
             "live_bytes": state.buffer_bytes,
             "op": self._op_name("") or None,
+            "site": sites.format_site(current_context().site or sites.user_site(2)),
             "shape": list(shape),
             "dtype": dtype,
             "backend": getattr(data_id.backend, "name", None),
@@ -110,9 +113,9 @@ class MemoryAccounting:
             return
         warnings.warn(
             f"Live tensor memory crossed the alert level of {self.alert_level} bytes: "
-            f"{state.buffer_bytes} bytes after {info['op'] or 'tensor creation'!r} made a {dtype} "
-            f"tensor of shape "
-            f"{list(shape)} on backend {info['backend']!r} (tf.config.set_memory_alert).",
+            f"{state.buffer_bytes} bytes when a {dtype} tensor of shape "
+            f"{list(shape)} was made on backend {info['backend']!r} at {info['site']} "
+            "(tf.config.set_memory_alert).",
             MemoryAlertWarning,
             stacklevel=4,
         )

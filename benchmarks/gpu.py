@@ -319,12 +319,17 @@ def measure(framework: str, quick: bool, only: str | None) -> dict[str, Any]:
     return results
 
 
-def _run_worker(framework: str, quick: bool, only: str | None) -> dict[str, Any]:
+def _run_worker(framework: str, quick: bool, only: str | None, limit: float) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--framework", framework]
     cmd += ["--quick"] if quick else []
     cmd += ["--only", only] if only else []
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, env=env, check=False, timeout=limit
+        )
+    except subprocess.TimeoutExpired:
+        return {"__error__": f"timed out after {limit:g} s"}
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
@@ -371,12 +376,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--worker-timeout", type=float, default=300, help="seconds per framework's process"
+    )
     parser.add_argument("--framework", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.framework:
         print(json.dumps(measure(args.framework, args.quick, args.only)), flush=True)
         return 0
-    results = {fw: _run_worker(fw, args.quick, args.only) for fw in FRAMEWORKS}
+    results = {}
+    for fw in FRAMEWORKS:
+        results[fw] = _run_worker(fw, args.quick, args.only, args.worker_timeout)
+        print(f"{fw}: {json.dumps(results[fw])[:1500]}", flush=True)  # raw, as it comes
+    print()
     print(table(results))
     for line in errors(results):
         print("error:", line)

@@ -706,6 +706,9 @@ def main(argv: list[str] | None = None) -> int:
         default="cpu",
         help="cupy: the GPU workloads (benchmarks/gpu.py) beside raw CuPy and PyTorch CUDA",
     )
+    parser.add_argument(
+        "--worker-timeout", type=float, default=300, help="--backend cupy: seconds per framework"
+    )
     parser.add_argument("--worker", choices=OUT_OF_PROCESS, help=argparse.SUPPRESS)
     parser.add_argument("--worker-cpu", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -717,6 +720,7 @@ def main(argv: list[str] | None = None) -> int:
         forwarded = ["--quick"] if args.quick else []
         forwarded += ["--only", args.only] if args.only else []
         forwarded += ["--json", str(args.json)] if args.json else []
+        forwarded += ["--worker-timeout", str(args.worker_timeout)]
         return gpu.main(forwarded)
 
     cpu = _pin_cpu()

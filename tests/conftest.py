@@ -57,6 +57,30 @@ def pytest_collection_modifyitems(config, items):
                 break
 
 
+#: With TIDYTENSOR_OUTCOME_LOG=<file>, every test's outcome is appended to that file as it
+#: finishes ("passed|failed|skipped|error <node id>"), so that a run cut short by a time limit
+#: (the device check) still tells what passed and what failed.
+OUTCOME_LOG = os.environ.get("TIDYTENSOR_OUTCOME_LOG") or None
+
+
+def pytest_runtest_logreport(report):
+    if OUTCOME_LOG is None or os.environ.get("PYTEST_XDIST_WORKER"):  # xdist: the controller
+        return
+    outcome = None
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        outcome = report.outcome
+        if report.when == "setup" and report.failed:
+            outcome = "error"
+    elif report.when == "teardown" and report.failed:
+        outcome = "error"
+    if outcome is not None:
+        first = str(report.longrepr).strip().splitlines()[-1:] if report.failed else []
+        with open(OUTCOME_LOG, "a") as f:
+            f.write(
+                f"{outcome} {report.nodeid}" + (f" :: {first[0][:200]}" if first else "") + "\n"
+            )
+
+
 def _use_backend(engine) -> None:
     if BACKEND is not None and engine.backend_name != BACKEND:
         if not engine.set_backend(BACKEND):

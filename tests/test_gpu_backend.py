@@ -16,6 +16,7 @@ import pytest
 
 import fake_cupy
 import tidytensor as tf
+from gpu_programs import counting_program, counts
 from tidytensor import config
 from tidytensor import kernel_registry as kr
 from tidytensor.backends import cupy_backend, xp_compat
@@ -63,11 +64,6 @@ def fake_gpu(monkeypatch):
     _remove_gpu_backends(engine)
     tf.set_backend("cpu")
     assert engine.registered_backends() == ["cpu"]
-
-
-def counts() -> tuple[int, int, int]:
-    m = tf.memory()
-    return (m.num_tensors, m.num_data_buffers, m.num_bytes)
 
 
 def on_device(t) -> bool:
@@ -127,25 +123,10 @@ def test_reads_come_back_as_host_arrays(fake_gpu):
     assert a.array_sync() == [[1, 2], [3, 4]]
 
 
-def _program() -> list[tuple[int, int, int]]:
-    seen = [counts()]
-    x = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
-    y = tf.tidy(lambda: tf.mat_mul(x, x).relu().reshape([4]))
-    seen.append(counts())
-    z = y.reshape([2, 2])  # a view: no new buffer
-    seen.append(counts())
-    s = tf.tensor(["a", "bc"])
-    w = tf.concat([s, s])
-    seen.append(counts())
-    tf.dispose([x, y, z, s, w])
-    seen.append(counts())
-    return seen
-
-
 def test_memory_counts_are_the_same_on_both_backends(fake_gpu):
-    on_cpu = _program()
+    on_cpu = counting_program()
     tf.set_backend("cupy")
-    assert _program() == on_cpu
+    assert counting_program() == on_cpu
 
 
 def test_strings_stay_on_the_host(fake_gpu):

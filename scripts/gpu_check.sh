@@ -15,6 +15,7 @@ set -u
 export PYTHONUNBUFFERED=1
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 export CUPY_CACHE_DIR="$PWD/.cupy_cache"   # compiled kernels kept between runs (git-ignored)
+export TIDYTENSOR_GPU="${TIDYTENSOR_GPU:-1}"  # register 'cupy' even if /dev/nvidia* is not visible
 OUT="${OUT:-/tmp/gpu_out}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python}"

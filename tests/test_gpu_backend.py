@@ -89,6 +89,17 @@ def test_not_registered_without_a_visible_device(monkeypatch):
     assert tf.engine().registered_backends() == ["cpu"]
 
 
+def test_tidytensor_gpu_overrides_the_device_probe(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setenv("TIDYTENSOR_GPU", "1")
+    assert xp_compat.device_present() is True
+    monkeypatch.setenv("TIDYTENSOR_GPU", "0")
+    assert xp_compat.device_present() is False
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "-1")
+    monkeypatch.setenv("TIDYTENSOR_GPU", "1")
+    assert xp_compat.device_present() is False  # hidden wins
+
+
 def test_kernels_are_registered_with_the_gpu_convolutions(fake_gpu):
     tf.set_backend("cupy")
     conv = kr.get_kernel("Conv2D", "cupy").kernel_func

@@ -22,6 +22,7 @@ import contextlib
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from typing import Any
 
@@ -63,14 +64,22 @@ def cupy_installed() -> bool:
 
 
 def device_present() -> bool:
-    """Whether an NVIDIA device is visible, found without importing CuPy (``/dev/nvidia0``
-    or ``/proc/driver/nvidia/gpus``); ``CUDA_VISIBLE_DEVICES`` set to ``""`` or ``-1`` hides
-    every device, as CUDA itself does."""
+    """Whether an NVIDIA device is visible, found without importing CuPy (a ``/dev/nvidiaN``
+    device node or ``/proc/driver/nvidia/gpus``). ``CUDA_VISIBLE_DEVICES`` set to ``""`` or
+    ``-1`` hides every device, as CUDA itself does; otherwise ``TIDYTENSOR_GPU=1`` says there
+    is one (where the driver's files are not visible, in some containers) and
+    ``TIDYTENSOR_GPU=0`` that there is none."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1"):
         return False
-    if os.path.exists("/dev/nvidia0"):
-        return True
+    forced = os.environ.get("TIDYTENSOR_GPU", "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    try:
+        if any(re.fullmatch(r"nvidia\d+", name) for name in os.listdir("/dev")):
+            return True
+    except OSError:
+        pass
     try:
         return bool(os.listdir("/proc/driver/nvidia/gpus"))
     except OSError:

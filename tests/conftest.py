@@ -23,8 +23,20 @@ settings.register_profile("tidytensor", derandomize=True, deadline=None)
 settings.load_profile("tidytensor")
 
 
-#: The backend every test runs on (None: the engine's default choice).
+#: The backend every test runs on (None: the engine's default choice). ``fake-cupy`` runs the
+#: ``'cupy'`` backend on the NumPy stand-in of ``fake_cupy.py`` (to try the GPU backend's
+#: plumbing, host strings and transfers, on a machine without a GPU).
 BACKEND = os.environ.get("TIDYTENSOR_BACKEND") or None
+if BACKEND == "fake-cupy":
+    import sys
+
+    import fake_cupy
+
+    from tidytensor.backends import cupy_backend
+
+    sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy.build()
+    cupy_backend.register(tf.engine(), force=True)
+    BACKEND = "cupy"
 SKIPS_DIR = Path(__file__).parent / "backend_skips"
 
 

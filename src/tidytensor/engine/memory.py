@@ -46,9 +46,10 @@ class MemoryAccounting:
         and raise (nothing else was counted yet)."""
         state = self.state
         live = state.buffer_bytes
-        if live <= state.byte_limit:  # under the limit: the memory alert's level was crossed
-            self._fire_alert(data_id, shape, dtype)
-            return
+        if live > self.alert_level and not state.alert_fired:
+            self._fire_alert(data_id, shape, dtype)  # the memory alert's level was crossed
+            if self.memory_limit is None or live <= self.memory_limit:
+                return
         state.buffer_bytes -= data_id.nbytes
         data_id.backend.dispose_data(data_id, True)
         request = data_id.nbytes

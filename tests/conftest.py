@@ -31,7 +31,6 @@ if BACKEND == "fake-cupy":
     import sys
 
     import fake_cupy
-
     from tidytensor.backends import cupy_backend
 
     sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy.build()

@@ -52,7 +52,7 @@ EOF
 } > "$OUT/00_env.txt" 2>&1
 cat "$OUT/00_env.txt"
 
-PYTEST=("$PY" -m pytest -p tidytensor.pytest_plugin -p no:cacheprovider -q -rfEs --no-header)
+PYTEST=("$PY" -m pytest -p tidytensor.pytest_plugin -p no:cacheprovider -rfEs --no-header)  # -q: pyproject
 
 # 1. The backend and its memory settings on the real device.
 section "device tests (limit ${DEVICE_LIMIT}s)"
@@ -80,7 +80,7 @@ echo "exit $?" >> "$OUT/03_bench.txt"
 # Summary.
 section "summary"
 {
-  echo "gpu_check summary ($(( $(date +%s) - START )) s): $(grep -m1 -v '^20' "$OUT/00_env.txt" | head -1)"
+  echo "gpu_check summary ($(( $(date +%s) - START )) s): $(sed -n 2p "$OUT/00_env.txt")"
   echo "-- device tests: $(grep -E ' in [0-9.]+s' "$OUT/01_device_tests.txt" | tail -1)"
   grep -E '^(FAILED|ERROR)' "$OUT/01_device_tests.txt" | head -20
   echo "-- suite on cupy: $(grep -E ' in [0-9.]+s' "$OUT/02_suite.txt" | tail -1)"

@@ -45,6 +45,7 @@ from .input_data import (
     slice_arrays,
 )
 from .input_layer import input as _input
+from .keras_files import is_keras_file, load_keras_weights, model_from_json
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
@@ -52,7 +53,7 @@ from .summary import print_summary
 from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
 from .weight_checkpoints import load_weights_file, save_weights_file
 
-__all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
+__all__ = ["Functional", "LayersModel", "Sequential", "model", "model_from_json", "sequential"]
 
 @register_class
 class LayersModel(Trainer, Container):
@@ -256,6 +257,9 @@ class LayersModel(Trainer, Container):
         ``tf.train.latest_checkpoint``), a Keras ``.weights.h5``/``.h5`` file, or, as TF.js's
         ``loadWeights``, a ``{original_name: tensor}`` dict. A path whose weights do not fit
         the model's architecture raises ``ModelFormatError`` and changes nothing."""
+        if is_keras_file(weights):
+            load_keras_weights(self, weights)
+            return
         if isinstance(weights, (str, os.PathLike)):
             load_weights_file(self, weights)
             return

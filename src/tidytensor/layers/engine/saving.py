@@ -71,7 +71,8 @@ def load_layers_model(
     """Loads a layers model (``tf.loadLayersModel``), synchronously.
 
     Args:
-        path_or_url: a ``model.json`` path or its directory (``file://`` optional), an
+        path_or_url: a ``model.json`` path or its directory (``file://`` optional), a Keras 3
+            ``.keras`` or Keras 2 ``.h5`` file (needs the extra ``keras``), an
             ``http(s)://`` URL, ``localstorage://name`` / ``indexeddb://name``, or a handler
             (``tf.io.from_memory(artifacts)``, any object with ``load()``).
         strict: every manifest weight must have a model weight and every model weight a value.
@@ -103,6 +104,10 @@ def load_layers_model(
         "request_init": request_init,
         "timeout": timeout,
     }
+    from .keras_files import is_keras_file, load_keras_file  # Keras files build on this module
+
+    if is_keras_file(path_or_url):
+        return load_keras_file(path_or_url, custom_objects)
     if isinstance(path_or_url, (str, os.PathLike)):
         handler = get_load_handler(
             path_or_url, **{k: v for k, v in options.items() if v is not None}

@@ -91,10 +91,21 @@ def build(k, name):
             ],
             name="embedding",
         )
+    if name == "nested":  # a model inside a model, wrappers with nested layer configs
+        inner = k.Sequential(
+            [k.Input(shape=(5, 6)), L.TimeDistributed(L.Dense(3)), L.Activation("relu")],
+            name="inner",
+        )
+        x = k.Input(shape=(5, 6), name="seq")
+        h = inner(x)
+        h = L.Bidirectional(L.LSTM(2, return_sequences=True), name="bi")(h)
+        h = L.GlobalMaxPooling1D()(h)
+        out = L.Dense(2, name="head")(h)
+        return k.Model(inputs=x, outputs=out, name="nested")
     raise ValueError(name)
 
 
-NAMES = ["mlp", "cnn", "gru", "lstm", "two_inputs", "embedding"]
+NAMES = ["mlp", "cnn", "gru", "lstm", "two_inputs", "embedding", "nested"]
 
 
 def inputs_for(name, rng):
@@ -104,6 +115,8 @@ def inputs_for(name, rng):
         return [rng.normal(size=(2, 8, 8, 2))]
     if name in ("gru", "lstm"):
         return [rng.normal(size=(3, 6, 3))]
+    if name == "nested":
+        return [rng.normal(size=(2, 5, 6))]
     if name == "two_inputs":
         return [rng.normal(size=(3, 3)), rng.normal(size=(3, 5))]
     if name == "embedding":

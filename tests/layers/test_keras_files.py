@@ -1,6 +1,7 @@
 """Keras's own files (tests/golden/keras/, written by tests/golden/make_keras_fixtures.py with
-Keras 3.15.1 and tf-keras 2.21.0): ``.keras``, ``.h5``, ``to_json()``, ``.weights.h5``, and
-one SGD step, all matching Keras's predictions within 1e-4."""
+Keras 3.15.1 and tf-keras 2.21.0): ``.keras``, ``.h5``, ``to_json()``, ``.weights.h5`` (a nested
+model, Bidirectional and TimeDistributed included), and one SGD step, all matching Keras's
+predictions within 1e-4."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ h5py = pytest.importorskip("h5py")  # the extra 'keras' (also in the 'test' extr
 
 KERAS = Path(__file__).resolve().parents[1] / "golden" / "keras"
 PREDICTIONS = json.loads((KERAS / "predictions.json").read_text())
-NAMES = ["mlp", "cnn", "gru", "lstm", "two_inputs", "embedding"]
+NAMES = ["mlp", "cnn", "gru", "lstm", "two_inputs", "embedding", "nested"]
 TOLERANCE = 1e-4
 layers = tf.layers
 

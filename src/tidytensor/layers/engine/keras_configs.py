@@ -12,8 +12,9 @@ Keras 3 writes more, and differently; :func:`keras_to_layers_config` rewrites it
 - ``InputLayer``'s ``batch_shape`` becomes ``batch_input_shape``;
 - a functional model's nodes (``{"args": [...], "kwargs": {...}}`` whose tensors are
   ``__keras_tensor__`` objects with a ``keras_history``) become
-  ``[[layer, node_index, tensor_index, kwargs], ...]``, and a single ``input_layers`` or
-  ``output_layers`` triple becomes a list of one.
+  ``[[layer, node_index, tensor_index, kwargs], ...]`` (a nested model's node indices one up:
+  Keras 2 counts the node a model makes for itself when built, Keras 3 does not), and a
+  single ``input_layers`` or ``output_layers`` triple becomes a list of one.
 
 >>> keras_to_layers_config({'module': 'keras.layers', 'class_name': 'Dense',
 ...     'config': {'units': 2, 'dtype': {'module': 'keras', 'class_name': 'DTypePolicy',
@@ -32,6 +33,7 @@ __all__ = ["is_keras3_config", "keras_to_layers_config"]
 _DROPPED_KEYS = ("module", "registered_name", "build_config", "compile_config")
 _POLICY_CLASSES = ("DTypePolicy", "FloatDTypePolicy", "Policy", "QuantizedDTypePolicy")
 _KERAS_TENSOR = "__keras_tensor__"
+_MODEL_CLASSES = ("Sequential", "Functional", "Model")
 
 
 def is_keras3_config(config: Any) -> bool:
@@ -109,6 +111,38 @@ def _layer_endpoints(value: Any) -> Any:
     return value
 
 
+def _has_keras3_nodes(layers: Any) -> bool:
+    return isinstance(layers, list) and any(
+        isinstance(node, dict) and "args" in node
+        for layer in layers
+        if isinstance(layer, dict)
+        for node in layer.get("inbound_nodes") or []
+    )
+
+
+def _shift_model_nodes(model_config: dict[str, Any]) -> None:
+    """Keras 2 and TF.js give a model its own node 0 when it is built, so its first call is
+    node 1; Keras 3 counts calls from 0. References to nested models move up by one."""
+    models = {
+        layer.get("name", (layer.get("config") or {}).get("name"))
+        for layer in model_config["layers"]
+        if isinstance(layer, dict) and layer.get("class_name") in _MODEL_CLASSES
+    }
+    if not models:
+        return
+
+    def shift(ref: Any) -> None:
+        if isinstance(ref, list) and len(ref) >= 3 and ref[0] in models:
+            ref[1] += 1
+
+    for layer in model_config["layers"]:
+        for node in layer.get("inbound_nodes") or []:
+            for ref in node:
+                shift(ref)
+    for ref in model_config.get("output_layers") or []:
+        shift(ref)
+
+
 def keras_to_layers_config(config: Any, where: str = "config") -> Any:
     """``config`` (a Keras 2 or 3 model or layer config) in TF.js's form (see the module
     docstring). Keras 2 configs come back unchanged but for dtype policies."""
@@ -129,6 +163,8 @@ def keras_to_layers_config(config: Any, where: str = "config") -> Any:
             out[key] = _layer_endpoints(value)
         else:
             out[key] = keras_to_layers_config(value, here)
+    if _has_keras3_nodes(config.get("layers")):
+        _shift_model_nodes(out)
     if out.get("class_name") == "InputLayer" and isinstance(out.get("config"), dict):
         inner = out["config"]
         if "batch_shape" in inner and "batch_input_shape" not in inner:

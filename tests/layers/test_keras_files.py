@@ -222,3 +222,64 @@ def test_without_h5py_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "h5py", None)
     with pytest.raises(ImportError, match=r"optional extra 'keras' .*tidytensor\[keras\]"):
         tf.load_layers_model(str(KERAS / "mlp.h5"))
+
+
+# --------------------------------------------------------------------------- saving
+def h5_items(path) -> dict[str, tuple]:
+    items: dict[str, tuple] = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: items.__setitem__(name, getattr(obj, "shape", None)))
+    return items
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_save_weights_h5_is_laid_out_as_keras_3_writes_it(tmp_path, name):
+    """The same groups, datasets and values as Keras 3's own file for the model (Keras 3 and
+    tf-keras load these files: tests/golden/keras_reads_tidytensor.py)."""
+    model = tf.load_layers_model(str(KERAS / f"{name}.keras"))
+    path = tmp_path / f"{name}.weights.h5"
+    assert model.save_weights(str(path)) == str(path)
+    keras_file = KERAS / f"{name}.k3.weights.h5"
+    assert h5_items(path) == h5_items(keras_file)
+    with h5py.File(path, "r") as ours, h5py.File(keras_file, "r") as theirs:
+        for key, shape in h5_items(path).items():
+            if shape is not None:
+                assert np.array_equal(ours[key][()], theirs[key][()]), key
+    fresh = tf.models.model_from_json((KERAS / f"{name}.k3.json").read_text())
+    fresh.load_weights(str(path))
+    assert_close(predict(fresh, name), PREDICTIONS[name]["k3"])
+    fresh.dispose()
+    model.dispose()
+
+
+def test_load_weights_from_a_keras_file_and_save_errors(tmp_path):
+    model = tf.models.model_from_json((KERAS / "gru.k3.json").read_text())
+    model.load_weights(str(KERAS / "gru.keras"))  # Keras 3 reads a .keras file's weights too
+    assert_close(predict(model, "gru"), PREDICTIONS["gru"]["k3"])
+    with pytest.raises(tf.layers.errors.LayersValueError, match="whole-model .keras file"):
+        model.save_weights(str(tmp_path / "gru.keras"))
+    model.save_weights(str(tmp_path / "gru.weights.h5"))
+    with pytest.raises(tf.layers.errors.LayersValueError, match="overwrite=False"):
+        model.save_weights(str(tmp_path / "gru.weights.h5"), overwrite=False)
+    model.dispose()
+
+
+@pytest.mark.parametrize("exception", [OSError, KeyboardInterrupt])
+def test_interrupted_h5_save_leaves_the_previous_file(tmp_path, exception):
+    from failure_injection import fail_at_file_write
+    from tidytensor.io.errors import IOHandlerError
+
+    model = tf.load_layers_model(str(KERAS / "mlp.keras"))
+    path = tmp_path / "mlp.weights.h5"
+    model.save_weights(str(path))
+    before = path.read_bytes()
+    doubled = [tf.mul(w.read(), 2) for w in model.weights]
+    model.set_weights(doubled)
+    tf.dispose(doubled)
+    with fail_at_file_write(0, exception), pytest.raises((IOHandlerError, KeyboardInterrupt)):
+        model.save_weights(str(path))
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["mlp.weights.h5"]
+    model.load_weights(str(path))
+    assert_close(predict(model, "mlp"), PREDICTIONS["mlp"]["k3"])
+    model.dispose()

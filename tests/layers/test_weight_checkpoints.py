@@ -253,13 +253,6 @@ def test_interrupted_save_leaves_the_previous_checkpoint_readable(tmp_path, x, k
     model.dispose()
 
 
-def test_save_weights_refuses_keras_h5(tmp_path):
-    model = mlp()
-    with pytest.raises(ModelFormatError, match="reads .*load_weights.* but does not write"):
-        model.save_weights(str(tmp_path / "m.weights.h5"))
-    model.dispose()
-
-
 def test_example_resumes_from_its_last_run(tmp_path):
     import subprocess
     import sys

@@ -5,6 +5,7 @@
   attribute, the weights in ``model_weights``) through ``tf.load_layers_model(path)``;
 - ``tf.models.model_from_json(model.to_json())`` for Keras 2 and 3 configs
   (:mod:`.keras_configs`);
+- ``model.save_weights('m.weights.h5')``, in Keras 3's layout (Keras 3 and tf-keras load it);
 - ``model.load_weights(path)`` for a ``.weights.h5`` or ``.h5`` weights file, in either layout:
   Keras 3's (``layers/<layer>/vars/<i>``, layers keyed by their class's snake_case name and
   position, ``dense``, ``dense_1``...) or Keras 2's (``layer_names``/``weight_names``
@@ -28,6 +29,7 @@ import numpy as np
 
 from ...engine import ENGINE
 from ...io.artifacts import ModelArtifacts
+from ...io.atomic import replace_file
 from ...io.errors import ModelFileNotFoundError, ModelFormatError
 from ...ops import tensor as make_tensor
 from .keras_configs import keras_to_layers_config
@@ -38,6 +40,7 @@ __all__ = [
     "load_keras_file",
     "load_keras_weights",
     "model_from_json",
+    "save_keras_weights",
 ]
 
 #: ``.keras`` zip members larger than this are refused (a damaged or hostile file).
@@ -164,6 +167,14 @@ def _keras3_key_names(layers: list[Any]) -> list[str]:
     return keys
 
 
+def _keras3_layers(model: Any) -> list[Any]:
+    """The layers Keras 3 saves for ``model``: a Sequential's without its InputLayer."""
+    layers = list(model.layers)
+    if model.get_class_name() == "Sequential":
+        layers = [layer for layer in layers if layer.get_class_name() != "InputLayer"]
+    return layers
+
+
 def _group_arrays(group: Any) -> list[Any]:
     """A Keras 3 saveable's datasets: its ``vars`` in index order, then its sub-objects'."""
     arrays = []
@@ -179,7 +190,7 @@ def _group_arrays(group: Any) -> list[Any]:
 def _keras3_pairs(model: Any, root: Any, source: str, where: str = "layers") -> list[Any]:
     pairs = []
     layers_group = root.get("layers")
-    layers = list(model.layers)
+    layers = _keras3_layers(model)
     for layer, key in zip(layers, _keras3_key_names(layers), strict=True):
         if not layer.weights:
             continue
@@ -245,6 +256,8 @@ def load_keras_weights(model: Any, path: Any, source: str | None = None) -> None
         path = _local(path)
         if not os.path.isfile(path):
             raise ModelFileNotFoundError(f"load_weights: no such Keras weights file {path!r}")
+        if path.lower().endswith(".keras"):  # a whole model: its weights member
+            path = _read_keras_zip(path)[1]
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
@@ -268,3 +281,45 @@ def load_keras_weights(model: Any, path: Any, source: str | None = None) -> None
             variable.write(value)
 
     ENGINE.tidy(write)
+
+
+# ------------------------------------------------------------------------------ saving
+def _saveable_children(obj: Any) -> list[tuple[str, Any]]:
+    """The sub-objects Keras 3 saves under their own group, in its names."""
+    if hasattr(obj, "forward_layer") and hasattr(obj, "backward_layer"):
+        return [("forward_layer", obj.forward_layer), ("backward_layer", obj.backward_layer)]
+    if getattr(obj, "cell", None) is not None:
+        return [("cell", obj.cell)]
+    if getattr(obj, "layer", None) is not None and not hasattr(obj, "layers"):
+        return [("layer", obj.layer)]
+    return []
+
+
+def _write_saveable(group: Any, obj: Any) -> None:
+    """``obj``'s weights as Keras 3 writes them: a model's layers under ``layers/<key>``, a
+    wrapper's or RNN's inner layer or cell under its attribute's name, others in ``vars``."""
+    vars_group = group.create_group("vars")
+    if hasattr(obj, "layers") and not hasattr(obj, "cell"):
+        layers_group = group.create_group("layers")
+        layers = _keras3_layers(obj)
+        for layer, key in zip(layers, _keras3_key_names(layers), strict=True):
+            _write_saveable(layers_group.create_group(key), layer)
+        return
+    children = _saveable_children(obj)
+    if children:
+        for name, child in children:
+            _write_saveable(group.create_group(name), child)
+        return
+    for index, weight in enumerate(obj.weights):
+        vars_group.create_dataset(str(index), data=np.asarray(weight.read().numpy()))
+
+
+def save_keras_weights(model: Any, path: str) -> str:
+    """Writes ``model``'s weights to ``path`` in Keras 3's ``.weights.h5`` layout, atomically
+    (written in memory, then replaced as one file). Returns the path."""
+    h5py = _h5py()
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w") as f:
+        _write_saveable(f, model)
+    replace_file(path, [buffer.getvalue()])
+    return path

@@ -45,7 +45,7 @@ from .input_data import (
     slice_arrays,
 )
 from .input_layer import input as _input
-from .keras_files import is_keras_file, load_keras_weights, model_from_json
+from .keras_files import is_keras_file, load_keras_weights, model_from_json, save_keras_weights
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
@@ -249,7 +249,18 @@ class LayersModel(Trainer, Container):
     def save_weights(self, filepath: Any, overwrite: bool = True) -> str:
         """Saves the weights to the checkpoint ``filepath`` (``'training/cp-0001.ckpt'``,
         Keras's and TF 2's ``save_weights``), atomically, and names it in the directory's
-        ``checkpoint`` file (``tf.train.latest_checkpoint``). Returns the path."""
+        ``checkpoint`` file (``tf.train.latest_checkpoint``); a ``.weights.h5`` path is
+        written in Keras 3's layout instead (needs the extra ``keras``). Returns the path."""
+        if is_keras_file(filepath):
+            if os.fspath(filepath).lower().endswith(".keras"):
+                raise LayersValueError(
+                    f"save_weights: {os.fspath(filepath)!r} names a whole-model .keras file; "
+                    "save weights to a '.weights.h5' path (or a checkpoint path such as "
+                    "'training/cp-0001.ckpt')"
+                )
+            if not overwrite and os.path.exists(filepath):
+                raise LayersValueError(f"save_weights: {filepath!r} exists and overwrite=False")
+            return save_keras_weights(self, os.fspath(filepath))
         return save_weights_file(self, filepath, overwrite)
 
     def load_weights(self, weights: Any, strict: bool = True) -> None:

@@ -16,7 +16,8 @@ Every file is replaced atomically (written beside its target, flushed, renamed o
 data first and the ``checkpoint`` file last: a save interrupted at any point leaves the
 previous checkpoint readable and ``latest_checkpoint`` naming a complete one.
 
-Paths ending in ``.h5`` are Keras's files (see :mod:`.keras_files`).
+Paths ending in ``.h5`` are Keras's files (see :mod:`.keras_files`); ``LayersModel``'s
+``save_weights``/``load_weights`` send them there.
 """
 
 from __future__ import annotations
@@ -66,12 +67,6 @@ def save_weights_file(model: Any, filepath: str | os.PathLike, overwrite: bool =
     """Writes ``model``'s weights to the checkpoint ``filepath`` (see the module docstring)
     and names it in its directory's ``checkpoint`` file. Returns the prefix written."""
     prefix = os.fspath(filepath)
-    if prefix.endswith(".h5"):
-        raise ModelFormatError(
-            f"save_weights: {prefix!r} names a Keras .h5 file, which tidytensor reads "
-            "(load_weights) but does not write; save to a checkpoint path such as "
-            "'training/cp-0001.ckpt' (or model.save(directory) for TF.js's format)"
-        )
     data_path = prefix + CHECKPOINT_DATA_SUFFIX
     if not overwrite and os.path.exists(data_path):
         raise ModelFormatError(

@@ -33,7 +33,7 @@ from ...io.atomic import replace_file
 from ...io.errors import ModelFileNotFoundError, ModelFormatError
 from ...ops import tensor as make_tensor
 from .keras_configs import keras_to_layers_config
-from .saving import model_from_artifacts
+from .saving import FILE_LOADERS, model_from_artifacts
 
 __all__ = [
     "is_keras_file",
@@ -146,6 +146,9 @@ def _read_keras_zip(filename: str) -> tuple[dict[str, Any], io.BytesIO]:
     except ValueError as exc:
         raise ModelFormatError(f"{filename}: config.json does not parse: {exc}") from None
     return config, weights
+
+
+FILE_LOADERS.append((is_keras_file, load_keras_file))  # tf.load_layers_model('m.keras')
 
 
 # ----------------------------------------------------------------------------- weights

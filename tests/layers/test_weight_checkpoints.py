@@ -269,3 +269,20 @@ def test_example_resumes_from_its_last_run(tmp_path):
     assert "resuming from" not in runs[0].stdout
     assert f"resuming from {tmp_path / 'training' / 'cp-0002.ckpt'}" in runs[1].stdout
     assert "a fresh model restored from it predicts the same: True" in runs[1].stdout
+
+
+def test_whole_model_checkpoint_named_like_a_keras_file_loads_back(tmp_path, x):
+    """Keras 3 users write ModelCheckpoint('best.keras'): the whole-model save is TF.js's
+    directory format under that name, and tf.load_layers_model reads it back as such."""
+    model = mlp()
+    model.compile(optimizer="sgd", loss="binaryCrossentropy")
+    xs = tf.random_normal([8, 10], seed=2)
+    ys = tf.zeros([8, 1])
+    cb = tf.callbacks.model_checkpoint(filepath=str(tmp_path / "best.keras"))
+    model.fit(xs, ys, epochs=1, callbacks=[cb], verbose=0)
+    assert (tmp_path / "best.keras" / "model.json").is_file()
+    loaded = tf.load_layers_model(str(tmp_path / "best.keras"))
+    assert predict_bits(loaded, x) == predict_bits(model, x)
+    tf.dispose([xs, ys])
+    model.dispose()
+    loaded.dispose()

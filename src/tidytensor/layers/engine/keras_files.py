@@ -60,7 +60,8 @@ def _h5py() -> Any:
 
 
 def is_keras_file(path: Any) -> bool:
-    """Whether ``path`` names a local Keras file (``.keras``, ``.h5``, ``.hdf5``)."""
+    """Whether ``path`` names a local Keras file (``.keras``, ``.h5``, ``.hdf5``), not a
+    directory."""
     if not isinstance(path, (str, os.PathLike)):
         return False
     name = os.fspath(path)
@@ -68,7 +69,8 @@ def is_keras_file(path: Any) -> bool:
         name = name[len("file://") :]
     elif "://" in name:
         return False
-    return name.lower().endswith((".keras", ".h5", ".hdf5"))
+    # A directory so named is TF.js's format (model.save('best.keras') writes one).
+    return name.lower().endswith((".keras", ".h5", ".hdf5")) and not os.path.isdir(name)
 
 
 def _local(path: Any) -> str:

@@ -37,6 +37,7 @@ from .saving import FILE_LOADERS, model_from_artifacts
 
 __all__ = [
     "is_keras_file",
+    "keras_file_version",
     "load_keras_file",
     "load_keras_weights",
     "model_from_json",
@@ -127,6 +128,24 @@ def load_keras_file(path: Any, custom_objects: dict[str, Any] | None = None) -> 
         model.dispose()
         raise
     return model
+
+
+def keras_file_version(path: Any) -> str:
+    """``'Keras 3.15.1 (.keras)'``: who wrote the Keras file ``path`` (for summaries)."""
+    filename = _local(path)
+    version = None
+    if filename.lower().endswith(".keras"):
+        try:
+            with zipfile.ZipFile(filename) as archive:
+                version = json.loads(archive.read("metadata.json")).get("keras_version")
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile):
+            pass
+        return f"Keras {version or '(version not recorded)'} (.keras)"
+    with _h5py().File(filename, "r") as f:
+        version = f.attrs.get("keras_version")
+    if isinstance(version, bytes):
+        version = version.decode("utf-8", "replace")
+    return f"Keras {version or '(version not recorded)'} (.h5)"
 
 
 def _read_keras_zip(filename: str) -> tuple[dict[str, Any], io.BytesIO]:

@@ -135,6 +135,10 @@ def set_weights(model, rng):
     model.set_weights(values)
 
 
+#: Models saved compiled: (Keras optimizer class, loss, metrics). Nadam has no TF.js
+#: counterpart: the file loads uncompiled.
+COMPILED = {"mlp": ("Adam", "mse", ["accuracy"]), "two_inputs": ("Nadam", "mse", [])}
+
 #: Models also trained one SGD step (gradients of GRU(reset_after), LSTM, batch norm in
 #: training mode), recording the loss and every layer's weights after the step.
 TRAINED = ["gru", "lstm", "cnn", "two_inputs"]
@@ -169,6 +173,11 @@ def main() -> int:
             model = build(k, name)
             set_weights(model, np.random.default_rng(7))
             y = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
+            if name in COMPILED:  # saved with a training configuration
+                optimizer, loss, metrics = COMPILED[name]
+                model.compile(
+                    optimizer=getattr(k.optimizers, optimizer)(0.01), loss=loss, metrics=metrics
+                )
             entry[tag] = np.asarray(y).tolist()
             with open(os.path.join(OUT, f"{name}.{tag}.json"), "w") as f:
                 f.write(model.to_json())

@@ -18,6 +18,9 @@ import tidytensor as tf
 from tidytensor.io.errors import ModelFormatError
 
 h5py = pytest.importorskip("h5py")  # the extra 'keras' (also in the 'test' extra)
+# two_inputs was saved compiled with Nadam (no TF.js counterpart): it loads uncompiled, with a
+# warning test_a_compiled_keras_model_loads_compiled_as_tfjs_does checks.
+pytestmark = pytest.mark.filterwarnings("ignore:.*loaded uncompiled:UserWarning")
 
 KERAS = Path(__file__).resolve().parents[1] / "golden" / "keras"
 PREDICTIONS = json.loads((KERAS / "predictions.json").read_text())
@@ -226,10 +229,12 @@ def test_without_h5py_the_error_names_the_extra(monkeypatch):
 
 # --------------------------------------------------------------------------- saving
 def h5_items(path) -> dict[str, tuple]:
+    """Every group and dataset (with its shape) but a compiled model's optimizer state, which
+    Keras saves with the weights and tidytensor does not."""
     items: dict[str, tuple] = {}
     with h5py.File(path, "r") as f:
         f.visititems(lambda name, obj: items.__setitem__(name, getattr(obj, "shape", None)))
-    return items
+    return {k: v for k, v in items.items() if not k.startswith("optimizer")}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -298,3 +303,18 @@ def test_cli_summary_and_predict_take_keras_files(capsys, tmp_path):
     given.write_text(json.dumps(PREDICTIONS["mlp"]["inputs"][0]))
     assert cli.main(["predict", str(KERAS / "mlp.keras"), "--input", str(given)]) == 0
     assert_close(json.loads(capsys.readouterr().out), PREDICTIONS["mlp"]["k3"])
+
+
+def test_a_compiled_keras_model_loads_compiled_as_tfjs_does():
+    for suffix in (".keras", ".h5"):
+        model = tf.load_layers_model(str(KERAS / f"mlp{suffix}"))
+        assert model.optimizer.get_class_name() == "Adam"
+        assert model.optimizer.get_config()["learningRate"] == pytest.approx(0.01)
+        assert model.loss == "mse" and model.metrics == ["accuracy"]
+        model.dispose()
+    # Nadam has no TF.js counterpart: the model loads, uncompiled, and the warning says why.
+    with pytest.warns(UserWarning, match="two_inputs.h5: Unknown optimizer 'Nadam'.* loaded unc"):
+        model = tf.load_layers_model(str(KERAS / "two_inputs.h5"))
+    assert model.optimizer is None
+    assert_close(predict(model, "two_inputs"), PREDICTIONS["two_inputs"]["k2"])
+    model.dispose()

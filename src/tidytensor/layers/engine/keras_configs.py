@@ -28,7 +28,7 @@ from typing import Any
 
 from ...io.errors import ModelFormatError
 
-__all__ = ["is_keras3_config", "keras_to_layers_config"]
+__all__ = ["is_keras3_config", "keras_to_layers_config", "keras_training_config"]
 
 _DROPPED_KEYS = ("module", "registered_name", "build_config", "compile_config")
 _POLICY_CLASSES = ("DTypePolicy", "FloatDTypePolicy", "Policy", "QuantizedDTypePolicy")
@@ -170,3 +170,63 @@ def keras_to_layers_config(config: Any, where: str = "config") -> Any:
         if "batch_shape" in inner and "batch_input_shape" not in inner:
             inner["batch_input_shape"] = inner.pop("batch_shape")
     return out
+
+
+def _metric_name(metric: Any) -> Any:
+    """A metric as TF.js names it: a string, or a serialized metric's name."""
+    if isinstance(metric, dict):
+        config = metric.get("config") or {}
+        return config.get("name") or config.get("fn") or metric.get("class_name")
+    return metric
+
+
+def _plain_metrics(metrics: Any) -> Any:
+    """Keras 2 writes one list per output (``[[...]]``); a single output's list is flattened."""
+    if isinstance(metrics, dict):
+        return {k: _plain_metrics(v) for k, v in metrics.items()}
+    if not isinstance(metrics, list):
+        return metrics
+    if len(metrics) == 1 and isinstance(metrics[0], list):
+        metrics = metrics[0]
+    return [_plain_metrics(m) if isinstance(m, list) else _metric_name(m) for m in metrics]
+
+
+def _loss_name(loss: Any) -> Any:
+    if isinstance(loss, dict) and "class_name" in loss:
+        name = (loss.get("config") or {}).get("name") or loss["class_name"]
+        return name
+    if isinstance(loss, dict):
+        return {k: _loss_name(v) for k, v in loss.items()}
+    if isinstance(loss, list):
+        return [_loss_name(v) for v in loss]
+    return loss
+
+
+def keras_training_config(raw: Any) -> dict[str, Any] | None:
+    """TF.js's ``trainingConfig`` from a Keras 2 ``.h5`` file's ``training_config`` or a
+    Keras 3 config's ``compile_config`` (``None`` when there is none).
+
+    >>> keras_training_config({'optimizer': {'module': 'keras.optimizers',
+    ...     'class_name': 'Adam', 'config': {'learning_rate': 0.01}}, 'loss': 'mse',
+    ...     'metrics': ['accuracy'], 'jit_compile': False})
+    {'loss': 'mse', 'metrics': ['accuracy'], 'optimizer_config': {'class_name': 'Adam', 'config': {'learning_rate': 0.01}}}
+    """
+    if not isinstance(raw, dict):
+        return None
+    optimizer = raw.get("optimizer_config", raw.get("optimizer"))
+    if isinstance(optimizer, str):
+        optimizer = {"class_name": optimizer, "config": {}}
+    if not isinstance(optimizer, dict) or raw.get("loss") is None:
+        return None
+    class_name = str(optimizer.get("class_name", ""))
+    if class_name.startswith("Custom>"):  # tf-keras's name for its optimizers
+        class_name = class_name[len("Custom>") :]
+    config = {
+        "loss": _loss_name(raw["loss"]),
+        "metrics": _plain_metrics(raw.get("metrics")),
+        "optimizer_config": {"class_name": class_name, "config": optimizer.get("config") or {}},
+    }
+    for key in ("weighted_metrics", "loss_weights", "sample_weight_mode"):
+        if raw.get(key) is not None:
+            config[key] = raw[key]
+    return config

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import re
+import warnings
 import zipfile
 from typing import Any
 
@@ -32,8 +33,9 @@ from ...io.artifacts import ModelArtifacts
 from ...io.atomic import replace_file
 from ...io.errors import ModelFileNotFoundError, ModelFormatError
 from ...ops import tensor as make_tensor
-from .keras_configs import keras_to_layers_config
+from .keras_configs import keras_to_layers_config, keras_training_config
 from .saving import FILE_LOADERS, model_from_artifacts
+from .training_config import load_training_config
 
 __all__ = [
     "is_keras_file",
@@ -110,24 +112,47 @@ def load_keras_file(path: Any, custom_objects: dict[str, Any] | None = None) -> 
         raise ModelFileNotFoundError(f"{filename}: no such Keras model file")
     if filename.lower().endswith(".keras"):
         config, weights_file = _read_keras_zip(filename)
+        training = config.get("compile_config") if isinstance(config, dict) else None
     else:
         h5py = _h5py()
         with h5py.File(filename, "r") as f:
             raw = f.attrs.get("model_config")
+            raw_training = f.attrs.get("training_config")
         if raw is None:
             raise ModelFormatError(
                 f"{filename}: this .h5 file holds weights only (no model_config): build the "
                 "model, then call model.load_weights(path)"
             )
-        config = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        config = json.loads(_text(raw))
+        training = None if raw_training is None else json.loads(_text(raw_training))
         weights_file = filename
     model = model_from_json(config, custom_objects, source=filename)
     try:
         load_keras_weights(model, weights_file, source=filename)
+        _compile_as_saved(model, keras_training_config(training), filename)
     except BaseException:
         model.dispose()
         raise
     return model
+
+
+def _text(raw: Any) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+def _compile_as_saved(model: Any, training: dict[str, Any] | None, filename: str) -> None:
+    """Compiles ``model`` as it was compiled when saved, as TF.js does with a converted model's
+    ``trainingConfig``; what TF.js cannot compile (a Keras-only optimizer, loss or metric)
+    leaves the model uncompiled, with a warning saying why."""
+    if training is None:
+        return
+    try:
+        load_training_config(model, training, filename)
+    except ModelFormatError as exc:
+        warnings.warn(
+            f"{exc}; the model is loaded uncompiled (compile it before fit)",
+            stacklevel=4,  # tf.load_layers_model's caller
+        )
 
 
 def keras_file_version(path: Any) -> str:

@@ -318,3 +318,17 @@ def test_a_compiled_keras_model_loads_compiled_as_tfjs_does():
     assert model.optimizer is None
     assert_close(predict(model, "two_inputs"), PREDICTIONS["two_inputs"]["k2"])
     model.dispose()
+
+
+def test_keras_file_whose_weights_do_not_fit_frees_everything(tmp_path):
+    target = tmp_path / "mixed.keras"
+    with zipfile.ZipFile(KERAS / "mlp.keras") as mlp, zipfile.ZipFile(KERAS / "cnn.keras") as cnn:
+        with zipfile.ZipFile(target, "w") as out:
+            out.writestr("config.json", mlp.read("config.json"))
+            out.writestr("metadata.json", mlp.read("metadata.json"))
+            out.writestr("model.weights.h5", cnn.read("model.weights.h5"))
+    before = tf.memory()
+    with pytest.raises(ModelFormatError, match=r"mixed.keras: layer 'dense' \(Dense\) has weights"):
+        tf.load_layers_model(str(target))
+    after = tf.memory()
+    assert (after.num_tensors, after.num_bytes) == (before.num_tensors, before.num_bytes)

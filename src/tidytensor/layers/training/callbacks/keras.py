@@ -167,8 +167,9 @@ class ModelCheckpoint(Callback):
         mode: ``'min'``, ``'max'`` or ``'auto'`` (max when ``monitor`` contains ``'acc'``).
         save_freq: ``'epoch'``, or a number of batches between saves.
         include_optimizer: also save the optimizer's state (whole-model saves).
-        save_weights_only: save the weights only, as a checkpoint
-            (``'training/cp-{epoch:04d}.ckpt'``).
+        save_weights_only: save the weights only (``model.save_weights``): a checkpoint
+            (``'training/cp-{epoch:04d}.ckpt'``, found by ``tf.train.latest_checkpoint``) or,
+            for a ``'.weights.h5'`` path, Keras 3's weights file.
         initial_value_threshold: the value of ``monitor`` a first save must beat
             (``save_best_only``).
     """

@@ -202,7 +202,10 @@ def test_different_architecture_raises_and_changes_nothing(tmp_path):
     other = cnn()
     with pytest.raises(ModelFormatError, match=r"holds weights for 2 layers .* has 3 layers"):
         other.load_weights(str(tmp_path / "w.ckpt"))
-    for m in (small, wide, other):
+    unbuilt = tf.sequential()  # no layers yet
+    with pytest.raises(ModelFormatError, match="has 0 layers with weights .*build it"):
+        unbuilt.load_weights(str(tmp_path / "w.ckpt"))
+    for m in (small, wide, other, unbuilt):
         m.dispose()
 
 

@@ -165,10 +165,16 @@ def load_weights_file(model: Any, filepath: str | os.PathLike) -> None:
         by_layer.setdefault(piece.spec.get("layer"), []).append(piece)
     slots = weight_slots(model)
     if len(by_layer) != len(slots):
+        hint = (
+            "the model has no weights yet: build it (give the first layer an input_shape, or "
+            "call model.build) before loading"
+            if not slots
+            else "the checkpoint was saved from another architecture"
+        )
         raise ModelFormatError(
             f"load_weights: {prefix!r} holds weights for {len(by_layer)} layers but the model "
             f"({model.get_class_name()} {model.name!r}) has {len(slots)} layers with weights "
-            "(the checkpoint was saved from another architecture); no weight was changed"
+            f"({hint}); no weight was changed"
         )
     pairs = []
     for (position, layer, weights), saved in zip(slots, by_layer.values(), strict=True):

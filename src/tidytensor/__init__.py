@@ -76,6 +76,7 @@ from .layers import (  # noqa: E402
     regularizers,
     serialization,
 )
+from .layers.engine import models  # noqa: E402 - tf.models.model_from_json
 from .layers.engine.input_layer import input  # noqa: E402, A004 - TF.js's name
 from .layers.engine.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
 from .layers.engine.saving import load_layers_model  # noqa: E402
@@ -147,6 +148,7 @@ __all__ = [
     "LayersModel",
     "Sequential",
     "model",
+    "models",
     "sequential",
     "OP_SCOPE_SUFFIX",
     "op",

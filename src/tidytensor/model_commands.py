@@ -1,5 +1,6 @@
 """``tidytensor summary MODEL`` and ``tidytensor predict MODEL --input FILE`` (wired into
-:mod:`tidytensor.cli`)."""
+:mod:`tidytensor.cli`). MODEL is a TF.js model (directory, ``model.json``, URL) or a Keras
+``.keras``/``.h5`` file."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from .errors import TidyTensorError
 from .io.artifacts import ModelArtifacts, weight_data_length
 from .io.router import get_load_handler
 from .js_strings import js_json
+from .layers.engine.keras_files import is_keras_file, keras_file_version, load_keras_file
 from .layers.engine.saving import model_from_artifacts
 from .ops import tensor
 from .scopes import dispose, tidy
@@ -27,6 +29,9 @@ def _err(message: str) -> int:
 
 
 def load_for_cli(model: str, strict: bool = True) -> tuple[Any, ModelArtifacts]:
+    if is_keras_file(model):  # Keras's own files: no TF.js artifacts, the model describes it
+        artifacts = ModelArtifacts(format="keras", generated_by=keras_file_version(model))
+        return load_keras_file(model), artifacts
     artifacts = get_load_handler(model).load()
     return model_from_artifacts(artifacts, strict), artifacts
 
@@ -80,7 +85,10 @@ def _summary(args: Any) -> int:
         outputs = [f"{x.source_layer.name} {js_json(list(x.shape))}" for x in model.outputs]
         print(f"Inputs: {', '.join(inputs)}")
         print(f"Outputs: {', '.join(outputs)}")
-        for line in _describe_weights(artifacts):
+        if artifacts.format == "keras":
+            n_bytes = sum(w.read().size * 4 for w in model.weights)
+            print(f"Weights: {len(model.weights)} tensors, {n_bytes} bytes")
+        for line in _describe_weights(artifacts) if artifacts.format != "keras" else []:
             print(line)
         if artifacts.training_config:
             cfg = artifacts.training_config

@@ -20,6 +20,7 @@ Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``test_on_batc
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -44,13 +45,15 @@ from .input_data import (
     slice_arrays,
 )
 from .input_layer import input as _input
+from .keras_files import is_keras_file, load_keras_weights, model_from_json, save_keras_weights
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
 from .summary import print_summary
 from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
+from .weight_checkpoints import load_weights_file, save_weights_file
 
-__all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
+__all__ = ["Functional", "LayersModel", "Sequential", "model", "model_from_json", "sequential"]
 
 
 @register_class
@@ -243,6 +246,36 @@ class LayersModel(Trainer, Container):
         return save_model(
             self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
         )
+
+    def save_weights(self, filepath: Any, overwrite: bool = True) -> str:
+        """Saves the weights to the checkpoint ``filepath`` (``'training/cp-0001.ckpt'``,
+        Keras's and TF 2's ``save_weights``), atomically, and names it in the directory's
+        ``checkpoint`` file (``tf.train.latest_checkpoint``); a ``.weights.h5`` path is
+        written in Keras 3's layout instead (needs the extra ``keras``). Returns the path."""
+        if is_keras_file(filepath):
+            if os.fspath(filepath).lower().endswith(".keras"):
+                raise LayersValueError(
+                    f"save_weights: {os.fspath(filepath)!r} names a whole-model .keras file; "
+                    "save weights to a '.weights.h5' path (or a checkpoint path such as "
+                    "'training/cp-0001.ckpt')"
+                )
+            if not overwrite and os.path.exists(filepath):
+                raise LayersValueError(f"save_weights: {filepath!r} exists and overwrite=False")
+            return save_keras_weights(self, os.fspath(filepath))
+        return save_weights_file(self, filepath, overwrite)
+
+    def load_weights(self, weights: Any, strict: bool = True) -> None:
+        """Sets the weights from a checkpoint path (``model.save_weights``, ModelCheckpoint,
+        ``tf.train.latest_checkpoint``), a Keras ``.weights.h5``/``.h5`` file, or, as TF.js's
+        ``loadWeights``, a ``{original_name: tensor}`` dict. A path whose weights do not fit
+        the model's architecture raises ``ModelFormatError`` and changes nothing."""
+        if is_keras_file(weights):
+            load_keras_weights(self, weights)
+            return
+        if isinstance(weights, (str, os.PathLike)):
+            load_weights_file(self, weights)
+            return
+        super().load_weights(weights, strict)
 
     @property
     def stop_training(self) -> bool:

@@ -41,6 +41,7 @@ from .topology_check import check_identifiers, layer_class_names
 from .training_config import load_training_config
 
 __all__ = [
+    "FILE_LOADERS",
     "LAYERS_VERSION",
     "get_training_config",
     "load_layers_model",
@@ -54,6 +55,10 @@ LAYERS_VERSION = "4.22.0"
 #: Extra bytes a model may allocate while it is built, beyond its manifest's weights.
 BUILD_SLACK_BYTES = 16 * 1024 * 1024
 _NO_BYTES = memoryview(b"")
+#: Readers of model files in other formats, as ``(accepts(path), load(path, custom_objects))``
+#: pairs, registered by the modules that read them (Keras's files: ``keras_files.py``, which
+#: builds on this module).
+FILE_LOADERS: list[tuple[Callable[[Any], bool], Callable[..., Any]]] = []
 _DECODED_VALUE_SIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
 
 
@@ -71,7 +76,8 @@ def load_layers_model(
     """Loads a layers model (``tf.loadLayersModel``), synchronously.
 
     Args:
-        path_or_url: a ``model.json`` path or its directory (``file://`` optional), an
+        path_or_url: a ``model.json`` path or its directory (``file://`` optional), a Keras 3
+            ``.keras`` or Keras 2 ``.h5`` file (needs the extra ``keras``), an
             ``http(s)://`` URL, ``localstorage://name`` / ``indexeddb://name``, or a handler
             (``tf.io.from_memory(artifacts)``, any object with ``load()``).
         strict: every manifest weight must have a model weight and every model weight a value.
@@ -103,6 +109,9 @@ def load_layers_model(
         "request_init": request_init,
         "timeout": timeout,
     }
+    for accepts, load_file in FILE_LOADERS:
+        if accepts(path_or_url):
+            return load_file(path_or_url, custom_objects)
     if isinstance(path_or_url, (str, os.PathLike)):
         handler = get_load_handler(
             path_or_url, **{k: v for k, v in options.items() if v is not None}

@@ -368,9 +368,13 @@ class GraphExecutor:
             slots.extend([None] * (index + 1 - len(slots)))
             slots[index] = tensor
         context = ExecutionContext(self.functions, self.resources)
+        # No outputs asked for: the graph's own outputs run, and nothing is returned (how an
+        # initializer without a signature fills its hash tables).
+        targets = outputs or [node.name for node in self.graph.outputs]
 
         def body() -> list[Any]:
-            tensors, results = self._run(by_node, outputs, context)
+            tensors, results = self._run(by_node, targets, context)
+            results = results if outputs else []
             keep_ids = {t.id for t in results}
             keep_ids |= {t.id for ts in by_node.values() for t in ts if t is not None}
             keep_ids |= {t.id for ts in self.weights.values() for t in ts}

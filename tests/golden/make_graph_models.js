@@ -290,18 +290,20 @@ async function runModel(model, run) {
   }
   const call = () => (run.async ? model.executeAsync(feeds, run.outputs)
     : Promise.resolve(model.execute(feeds, run.outputs)));
-  // A first call (TF.js runs a model's initializer on its first execution), then the measured one.
-  tf.dispose(await call());
+  // A first call (TF.js runs a model's initializer on its first execution), then the measured
+  // one; `once`: an op that returns a tensor it was given runs once (disposing its output would
+  // dispose that tensor).
+  if (!run.once) tf.dispose(await call());
   const before = tf.memory().numTensors;
   const out = await call();
   const after = tf.memory().numTensors;
   const outs = Array.isArray(out) ? out : [out];
   const results = outs.map(record);
-  tf.dispose(out);
+  if (!run.once) tf.dispose(out);
   const afterDispose = tf.memory().numTensors;
   tf.dispose(Object.values(feeds));
   return {inputs: recordedInputs, outputs: run.outputs || null, async: !!run.async,
-    results, memory: {newTensors: after - before, leaked: afterDispose - before}};
+    once: !!run.once, results, memory: {newTensors: after - before, leaked: afterDispose - before}};
 }
 
 async function recordDir(name, runs) {
@@ -326,7 +328,7 @@ async function recordCases() {
   for (const c of OP_CASES) {
     const {model, runs} = c.build();
     const {modelJson, weightData} = model.artifacts();
-    const entry = {name: c.name, op: c.op, modelJson,
+    const entry = {name: c.name, op: c.op, random: !!c.random, modelJson,
       weightData: weightData.toString('base64'), runs: []};
     const artifacts = {
       modelTopology: modelJson.modelTopology, format: 'graph-model',

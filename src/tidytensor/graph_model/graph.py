@@ -78,8 +78,9 @@ def read_attr(attrs: dict[str, Any], tf_name: str, kind: str, default: Any) -> A
     lst = attr.get("list") or {}
     if kind in ("string", "String"):
         return decode_string(attr.get("s"), keep_case=kind == "String") if "s" in attr else default
-    if kind == "string[]":
-        return [decode_string(s, False) for s in lst["s"]] if lst.get("s") else default
+    if kind in ("string[]", "String[]"):
+        keep = kind == "String[]"
+        return [decode_string(s, keep) for s in lst["s"]] if lst.get("s") else default
     if kind == "number":
         value = attr["i"] if attr.get("i") is not None else attr.get("f", default)
         return value if isinstance(value, (int, float)) or value is None else int(value)

@@ -12,7 +12,7 @@ Inputs are written ``name`` (a tensor), ``name#`` (a number, the tensor's first 
 ``name##`` (numbers, the tensor's nested values) and ``name*`` (the tensors from there on), each
 at the next input position or at ``@start`` (``@start:end`` for ``*``; negative counts from the
 end). Attributes are written ``tfName:kind=default`` with the default in JSON; kind ``string``
-lower-cases as TF.js does, ``String`` keeps the case.
+(``string[]``) lower-cases as TF.js does, ``String`` (``String[]``) keeps the case.
 """
 
 from __future__ import annotations

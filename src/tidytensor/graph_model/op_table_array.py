@@ -207,7 +207,11 @@ TRANSFORMATION: dict[str, Spec] = {
         lambda p: tf.pad(p.x, p.padding, p.constant_value), "x padding## constant_value#"
     ),
     "Reshape": spec(lambda p: tf.reshape(p.x, p.shape), "x shape##"),
-    "EnsureShape": spec(lambda p: tf.ensure_shape(p.x, p.shape), "x", shape="shape:shape"),
+    "EnsureShape": spec(
+        lambda p: tf.ensure_shape(p.x, [None if d == -1 else d for d in p.shape]),
+        "x",
+        shape="shape:shape",
+    ),
     "Squeeze": spec(_squeeze, "x", axis="axis:number[]", squeeze_dims="squeeze_dims:number[]"),
     "SpaceToBatchND": spec(
         lambda p: tf.space_to_batch_nd(p.x, p.block_shape, p.paddings), "x block_shape## paddings##"
@@ -305,7 +309,8 @@ GRAPH: dict[str, Spec] = {
     "Rank": spec(lambda p: tf.scalar(p.x.rank, "int32"), "x"),
     "Size": spec(lambda p: tf.scalar(p.x.size, "int32"), "x"),
     "Shape": spec(lambda p: tf.tensor1d(list(p.x.shape), "int32"), "x"),
-    "ShapeN": spec(lambda p: [tf.tensor1d(list(t.shape), "int32") for t in p.x], "x*"),
+    # TF.js makes ShapeN's shapes float32 (its executor's tensor1d default), Shape's int32.
+    "ShapeN": spec(lambda p: [tf.tensor1d(list(t.shape)) for t in p.x], "x*"),
     "Print": spec(_print, "x data*@1", message="message:String", summarize="first_n:number=3"),
     "NoOp": spec(lambda p: [], ""),
     "StopGradient": spec(lambda p: keep_or_clone(p.x), "x"),
@@ -343,6 +348,7 @@ RAGGED: dict[str, Spec] = {
             p.shape, p.values, p.default_value, p.row_partition_tensors, p.row_partition_types
         ),
         "shape values default_value row_partition_tensors*@3",
-        row_partition_types="row_partition_types:string[]",
+        # TF.js lower-cases these; the op takes TensorFlow's names (ROW_SPLITS...).
+        row_partition_types="row_partition_types:String[]",
     ),
 }

@@ -238,6 +238,7 @@ MATRICES: dict[str, Spec] = {
     "Einsum": spec(
         lambda p: tf.einsum(p.equation, *p.tensors), "tensors*", equation="equation:String"
     ),
+    # TF.js 4.22's op list reads num_upper from input 1 too (num_lower's): not copied.
     "MatrixBandPart": spec(
         lambda p: tf.linalg.band_part(p.a, p.num_lower, p.num_upper), "a num_lower num_upper"
     ),

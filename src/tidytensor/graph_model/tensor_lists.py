@@ -385,13 +385,14 @@ class TensorArray:
                 f"{len(lengths)}), and the TensorArray is not marked as dynamically resizeable"
             )
         per_row = 0 if total == 0 else tensor.size // total
+        shape, rest = self.element_shape, list(tensor.shape[1:])
 
         def pieces() -> list[Any]:
             flat = tf.reshape(tensor, [1, total, per_row])
             out, start = [], 0
             for length in lengths:
                 piece = tf.slice(flat, [0, start, 0], [1, length, per_row])
-                out.append(tf.reshape(piece, [length, *tensor.shape[1:]]))
+                out.append(tf.reshape(piece, shape if _defined(shape) else [length, *rest]))
                 start += length
             return out
 

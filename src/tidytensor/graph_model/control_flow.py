@@ -89,13 +89,21 @@ def _next_iteration(p: Params, context: Any) -> Any:
 
 
 # ------------------------------------------------------------------------- tensor arrays
-def _array(p: Params, context: Any) -> TensorArray:
-    found = context.tensor_arrays.get(p.tensor_array_id.id)
+def _container(p: Params, context: Any, kind: str) -> Any:
+    """The tensor array or list whose handle the node reads."""
+    if kind == "TensorArray":
+        found = context.tensor_arrays.get(p.tensor_array_id.id)
+    else:
+        found = context.tensor_lists.get(p.tensor_list_id.id)
     if found is None:
         raise InvalidArgumentError(
-            f"{p.node.op} ({p.node.name}): its handle names no TensorArray of this execution"
+            f"{p.node.op} ({p.node.name}): its handle names no {kind} of this execution"
         )
     return found
+
+
+def _array(p: Params, context: Any) -> TensorArray:
+    return _container(p, context, "TensorArray")
 
 
 def _ta_new(p: Params, context: Any) -> Any:
@@ -112,54 +120,33 @@ def _ta_new(p: Params, context: Any) -> Any:
     return [array.id_tensor, tf.scalar(1.0)]
 
 
-def _ta_write(p: Params, context: Any) -> Any:
-    array = _array(p, context)
-    array.write(p.index, p.tensor)
-    return array.id_tensor
+def _calling(method: str, *params: str, kind: str = "TensorArray") -> Any:
+    """An op that calls ``method`` of its tensor array (or list) with ``params`` and passes the
+    container's handle on."""
+
+    def run(p: Params, context: Any) -> Any:
+        container = _container(p, context, kind)
+        getattr(container, method)(*(getattr(p, name) for name in params))
+        return container.id_tensor
+
+    return run
 
 
-def _ta_scatter(p: Params, context: Any) -> Any:
-    array = _array(p, context)
-    array.scatter(p.indices, p.tensor)
-    return array.id_tensor
+def _on_array(method: str, *params: str) -> Any:
+    return _calling(method, *params, kind="TensorArray")
 
 
-def _ta_split(p: Params, context: Any) -> Any:
-    array = _array(p, context)
-    array.split(p.lengths, p.tensor)
-    return array.id_tensor
-
-
-def _ta_close(p: Params, context: Any) -> Any:
-    array = _array(p, context)
-    array.clear_and_close()
-    return array.id_tensor
+def _on_list(method: str, *params: str) -> Any:
+    return _calling(method, *params, kind="TensorList")
 
 
 # -------------------------------------------------------------------------- tensor lists
 def _list(p: Params, context: Any) -> TensorList:
-    found = context.tensor_lists.get(p.tensor_list_id.id)
-    if found is None:
-        raise InvalidArgumentError(
-            f"{p.node.op} ({p.node.name}): its handle names no TensorList of this execution"
-        )
-    return found
+    return _container(p, context, "TensorList")
 
 
 def _add_list(context: Any, tensor_list: TensorList) -> Any:
     context.tensor_lists[tensor_list.id_tensor.id] = tensor_list
-    return tensor_list.id_tensor
-
-
-def _tl_set(p: Params, context: Any) -> Any:
-    tensor_list = _list(p, context)
-    tensor_list.set_item(p.index, p.tensor)
-    return tensor_list.id_tensor
-
-
-def _tl_push(p: Params, context: Any) -> Any:
-    tensor_list = _list(p, context)
-    tensor_list.push_back(p.tensor)
     return tensor_list.id_tensor
 
 
@@ -211,7 +198,9 @@ CONTROL: dict[str, Spec] = {
         identical_element_shapes="identical_element_shapes:bool",
         name="tensor_array_name:string",
     ),
-    "TensorArrayWriteV3": spec(_ta_write, f"{_TA} index# tensor flow_in#", context=True),
+    "TensorArrayWriteV3": spec(
+        _on_array("write", "index", "tensor"), f"{_TA} index# tensor flow_in#", context=True
+    ),
     "TensorArrayReadV3": spec(
         lambda p, c: _array(p, c).read(p.index), f"{_TA} index# flow_in#", context=True
     ),
@@ -223,7 +212,10 @@ CONTROL: dict[str, Spec] = {
         element_shape="element_shape:shape",
     ),
     "TensorArrayScatterV3": spec(
-        _ta_scatter, f"{_TA} indices## tensor flow_in#", context=True, dtype="T:dtype"
+        _on_array("scatter", "indices", "tensor"),
+        f"{_TA} indices## tensor flow_in#",
+        context=True,
+        dtype="T:dtype",
     ),
     "TensorArrayConcatV3": spec(
         lambda p, c: _array(p, c).concat(p.dtype),
@@ -232,12 +224,15 @@ CONTROL: dict[str, Spec] = {
         dtype="dtype:dtype",
     ),
     "TensorArraySplitV3": spec(
-        _ta_split, f"{_TA} tensor lengths## flow_in#", context=True, dtype="T:dtype"
+        _on_array("split", "lengths", "tensor"),
+        f"{_TA} tensor lengths## flow_in#",
+        context=True,
+        dtype="T:dtype",
     ),
     "TensorArraySizeV3": spec(
         lambda p, c: tf.scalar(_array(p, c).size(), "int32"), f"{_TA} flow_in#", context=True
     ),
-    "TensorArrayCloseV3": spec(_ta_close, _TA, context=True),
+    "TensorArrayCloseV3": spec(_on_array("clear_and_close"), _TA, context=True),
     "TensorListScatter": spec(
         lambda p, c: _add_list(c, TensorList.scatter(p.tensor, p.indices, p.element_shape, None)),
         "tensor indices## element_shape##",
@@ -264,7 +259,9 @@ CONTROL: dict[str, Spec] = {
         context=True,
         **_EL,
     ),
-    "TensorListSetItem": spec(_tl_set, "tensor_list_id index# tensor", context=True, **_EL),
+    "TensorListSetItem": spec(
+        _on_list("set_item", "index", "tensor"), "tensor_list_id index# tensor", context=True, **_EL
+    ),
     "TensorListReserve": spec(_tl_reserve, "element_shape## num_elements#", context=True, **_EL),
     "EmptyTensorList": spec(_tl_reserve, "element_shape## num_elements#", context=True, **_EL),
     "TensorListFromTensor": spec(
@@ -307,7 +304,9 @@ CONTROL: dict[str, Spec] = {
         context=True,
         **_EL,
     ),
-    "TensorListPushBack": spec(_tl_push, "tensor_list_id tensor", context=True, **_EL),
+    "TensorListPushBack": spec(
+        _on_list("push_back", "tensor"), "tensor_list_id tensor", context=True, **_EL
+    ),
     "TensorListLength": spec(
         lambda p, c: tf.scalar(_list(p, c).size(), "int32"), "tensor_list_id", context=True
     ),

@@ -185,8 +185,19 @@ def _link(nodes: dict[str, Node], source: str, output_names: dict[str, list[str]
                 parent.children.append(node)
 
 
-def _signature_names(entries: dict[str, Any] | None) -> dict[str, str]:
-    return {info["name"]: key for key, info in (entries or {}).items() if "name" in info}
+def _signature_nodes(nodes: dict[str, Node], entries: dict[str, Any] | None) -> list[Node] | None:
+    """The nodes a signature's inputs or outputs name, each given its signature key; ``None``
+    without a signature."""
+    by_name = {info["name"]: key for key, info in (entries or {}).items() if "name" in info}
+    if not by_name:
+        return None
+    found = []
+    for tensor_name, key in by_name.items():
+        node = nodes.get(parse_input_name(tensor_name)[0])
+        if node is not None:
+            node.signature_key = key
+            found.append(node)
+    return found
 
 
 def build_graph(
@@ -212,25 +223,11 @@ def build_graph(
         elif not node.input_names and not node.control_inputs:
             init_nodes.append(node)
     _link(nodes, source, output_names)
-    inputs_by_name = _signature_names((signature or {}).get("inputs"))
-    outputs_by_name = _signature_names((signature or {}).get("outputs"))
-    if outputs_by_name:
-        outputs = []
-        for tensor_name, key in outputs_by_name.items():
-            node = nodes.get(parse_input_name(tensor_name)[0])
-            if node is not None:
-                node.signature_key = key
-                outputs.append(node)
-    else:
+    outputs = _signature_nodes(nodes, (signature or {}).get("outputs"))
+    if outputs is None:
         outputs = [n for n in nodes.values() if not n.children]
-    if inputs_by_name:
-        inputs = []
-        for tensor_name, key in inputs_by_name.items():
-            node = nodes.get(parse_input_name(tensor_name)[0])
-            if node is not None:
-                node.signature_key = key
-                inputs.append(node)
-    else:
+    inputs = _signature_nodes(nodes, (signature or {}).get("inputs"))
+    if inputs is None:
         inputs = placeholders
     functions = {}
     for raw_fn in (topology.get("library") or {}).get("function") or []:

@@ -9,14 +9,13 @@ runs the converter's ``modelInitializer`` (hash tables) once.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..io.artifacts import ModelArtifacts, artifacts_from_dict, get_weight_specs, is_graph_topology
 from ..io.errors import ModelFormatError
-from ..io.router import get_load_handler
+from ..io.router import resolve_load_handler
 from ..io.weights import WeightSlice, layout_weights, make_weight_tensor
 from ..tensor import Tensor
 from .executor import GraphExecutor
@@ -73,17 +72,7 @@ def load_graph_model(
         "request_init": request_init,
         "timeout": timeout,
     }
-    if isinstance(path_or_url, (str, os.PathLike)):
-        handler = get_load_handler(
-            path_or_url, **{k: v for k, v in options.items() if v is not None}
-        )
-    elif hasattr(path_or_url, "load"):
-        handler = path_or_url
-    else:
-        raise ModelFormatError(
-            "tf.load_graph_model: expected a model.json path or URL or an IO handler with a "
-            f"load() method, got {type(path_or_url).__name__}"
-        )
+    handler = resolve_load_handler(path_or_url, **options)
     artifacts = handler.load()
     if isinstance(artifacts, dict):
         artifacts = artifacts_from_dict(artifacts)

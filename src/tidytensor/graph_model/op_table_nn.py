@@ -101,34 +101,27 @@ def _conv2d(p: Params) -> Any:
     )
 
 
-def _fused_conv2d(p: Params) -> Any:
-    return tf.fused.conv2d(
-        p.x,
-        p.filter,
-        _hw(p.strides),
-        _padding(p),
-        p.data_format.upper(),
-        _hw(p.dilations),
-        **_fused_args(p, "FusedConv2d and DepthwiseConv2d"),
-    )
-
-
 def _depthwise(p: Params) -> Any:
     return tf.depthwise_conv2d(
         p.input, p.filter, _hw(p.strides), _padding(p), p.data_format.upper(), _hw(p.dilations)
     )
 
 
-def _fused_depthwise(p: Params) -> Any:
-    return tf.fused.depthwise_conv2d(
-        p.x,
-        p.filter,
-        _hw(p.strides),
-        _padding(p),
-        p.data_format.upper(),
-        _hw(p.dilations),
-        **_fused_args(p, "FusedConv2d and DepthwiseConv2d"),
-    )
+def _fused(fn: Any) -> Any:
+    """``_FusedConv2D`` / ``FusedDepthwiseConv2dNative`` run with ``fn``."""
+
+    def run(p: Params) -> Any:
+        return fn(
+            p.x,
+            p.filter,
+            _hw(p.strides),
+            _padding(p),
+            p.data_format.upper(),
+            _hw(p.dilations),
+            **_fused_args(p, "FusedConv2d and DepthwiseConv2d"),
+        )
+
+    return run
 
 
 CONVOLUTION: dict[str, Spec] = {
@@ -155,7 +148,7 @@ CONVOLUTION: dict[str, Spec] = {
         dilation="dilation:number=1",
     ),
     "Conv2D": spec(_conv2d, "x filter", **_CONV_ATTRS),
-    "_FusedConv2D": spec(_fused_conv2d, "x filter args*@2", **_FUSED_ATTRS),
+    "_FusedConv2D": spec(_fused(tf.fused.conv2d), "x filter args*@2", **_FUSED_ATTRS),
     "Conv2DBackpropInput": spec(
         lambda p: tf.conv2d_transpose(p.x, p.filter, p.output_shape, _hw(p.strides), _padding(p)),
         "output_shape## filter x",
@@ -163,7 +156,9 @@ CONVOLUTION: dict[str, Spec] = {
     ),
     "DepthwiseConv2d": spec(_depthwise, "input filter", **_CONV_ATTRS),
     "DepthwiseConv2dNative": spec(_depthwise, "input filter", **_CONV_ATTRS),
-    "FusedDepthwiseConv2dNative": spec(_fused_depthwise, "x filter args*@2", **_FUSED_ATTRS),
+    "FusedDepthwiseConv2dNative": spec(
+        _fused(tf.fused.depthwise_conv2d), "x filter args*@2", **_FUSED_ATTRS
+    ),
     "Conv3D": spec(
         lambda p: tf.conv3d(
             p.x, p.filter, p.strides[1:4], p.pad, p.data_format.upper(), p.dilations[1:4]

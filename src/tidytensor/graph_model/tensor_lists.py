@@ -68,6 +68,34 @@ def _check_dtype(op_dtype: str, list_dtype: str) -> None:
         )
 
 
+def _check_total(tensor: Any, lengths: list[int]) -> None:
+    total = sum(lengths)
+    if total != tensor.shape[0]:
+        raise InvalidArgumentError(
+            f"Expected sum of lengths to be equal to tensor.shape[0], but sum of lengths is "
+            f"{total}, and tensor's shape is: {list(tensor.shape)}"
+        )
+
+
+def _split_rows(tensor: Any, lengths: list[int], shape_for: Any) -> list[Any]:
+    """``tensor`` cut along its first dimension into pieces of ``lengths`` rows, each piece
+    reshaped to ``shape_for(length)`` (TF.js's TensorArray/TensorList ``split``)."""
+    _check_total(tensor, lengths)
+    total = sum(lengths)
+    per_row = 0 if total == 0 else tensor.size // total
+
+    def pieces() -> list[Any]:
+        flat = tf.reshape(tensor, [1, total, per_row])
+        out, start = [], 0
+        for length in lengths:
+            piece = tf.slice(flat, [0, start, 0], [1, length, per_row])
+            out.append(tf.reshape(piece, shape_for(length)))
+            start += length
+        return out
+
+    return tidy(pieces)
+
+
 def _unkeep(tensor: Any) -> None:
     """Gives an element back to the scopes (TF.js sets ``kept = false``)."""
     tensor.kept = False
@@ -216,26 +244,10 @@ class TensorList:
 
     @staticmethod
     def split(tensor: Any, lengths: list[int], element_shape: Shape) -> TensorList:
-        total = sum(lengths)
-        if total != tensor.shape[0]:
-            raise InvalidArgumentError(
-                f"Expected sum of lengths to be equal to tensor.shape[0], but sum of lengths is "
-                f"{total}, and tensor's shape is: {list(tensor.shape)}"
-            )
         out_shape = merge_element_shape(list(tensor.shape[1:]), element_shape)
-        per_row = 0 if total == 0 else tensor.size // total
-
-        def pieces() -> list[Any]:
-            flat = tf.reshape(tensor, [1, total, per_row])
-            out, start = [], 0
-            for length in lengths:
-                piece = tf.slice(flat, [0, start, 0], [1, length, per_row])
-                out.append(tf.reshape(piece, out_shape))
-                start += length
-            return out
-
+        pieces = _split_rows(tensor, lengths, lambda length: out_shape)
         result = TensorList([], element_shape, tensor.dtype, len(lengths))
-        for i, t in enumerate(tidy(pieces)):
+        for i, t in enumerate(pieces):
             result.set_item(i, t)
         return result
 
@@ -373,28 +385,15 @@ class TensorArray:
             raise InvalidArgumentError(
                 f"TensorArray dtype is {self.dtype} but tensor has dtype {tensor.dtype}"
             )
-        total = sum(lengths)
-        if total != tensor.shape[0]:
-            raise InvalidArgumentError(
-                f"Expected sum of lengths to be equal to tensor.shape[0], but sum of lengths is "
-                f"{total}, and tensor's shape is: {list(tensor.shape)}"
-            )
+        _check_total(tensor, lengths)
         if not self.dynamic_size and len(lengths) != self.max_size:
             raise InvalidArgumentError(
                 f"TensorArray's size is not equal to the size of lengths ({self.max_size} vs. "
                 f"{len(lengths)}), and the TensorArray is not marked as dynamically resizeable"
             )
-        per_row = 0 if total == 0 else tensor.size // total
         shape, rest = self.element_shape, list(tensor.shape[1:])
-
-        def pieces() -> list[Any]:
-            flat = tf.reshape(tensor, [1, total, per_row])
-            out, start = [], 0
-            for length in lengths:
-                piece = tf.slice(flat, [0, start, 0], [1, length, per_row])
-                out.append(tf.reshape(piece, shape if _defined(shape) else [length, *rest]))
-                start += length
-            return out
-
-        for i, t in enumerate(tidy(pieces)):
+        pieces = _split_rows(
+            tensor, lengths, lambda length: shape if _defined(shape) else [length, *rest]
+        )
+        for i, t in enumerate(pieces):
             self.write(i, t)

@@ -200,6 +200,16 @@ def _fused_mat_mul(p: Params) -> Any:
     )
 
 
+def _mat_mul(transpose_a: str, transpose_b: str) -> Spec:
+    """``MatMul`` (``transpose_a``/``transpose_b``) and ``BatchMatMul`` (``adj_x``/``adj_y``)."""
+    return spec(
+        lambda p: tf.mat_mul(p.a, p.b, p.transpose_a, p.transpose_b),
+        "a b",
+        transpose_a=f"{transpose_a}:bool=false",
+        transpose_b=f"{transpose_b}:bool=false",
+    )
+
+
 MATRICES: dict[str, Spec] = {
     "_FusedMatMul": spec(
         _fused_mat_mul,
@@ -211,24 +221,9 @@ MATRICES: dict[str, Spec] = {
         transpose_b="transpose_b:bool=false",
         leakyrelu_alpha="leakyrelu_alpha:number=0.2",
     ),
-    "MatMul": spec(
-        lambda p: tf.mat_mul(p.a, p.b, p.transpose_a, p.transpose_b),
-        "a b",
-        transpose_a="transpose_a:bool=false",
-        transpose_b="transpose_b:bool=false",
-    ),
-    "BatchMatMul": spec(
-        lambda p: tf.mat_mul(p.a, p.b, p.transpose_a, p.transpose_b),
-        "a b",
-        transpose_a="adj_x:bool=false",
-        transpose_b="adj_y:bool=false",
-    ),
-    "BatchMatMulV2": spec(
-        lambda p: tf.mat_mul(p.a, p.b, p.transpose_a, p.transpose_b),
-        "a b",
-        transpose_a="adj_x:bool=false",
-        transpose_b="adj_y:bool=false",
-    ),
+    "MatMul": _mat_mul("transpose_a", "transpose_b"),
+    "BatchMatMul": _mat_mul("adj_x", "adj_y"),
+    "BatchMatMulV2": _mat_mul("adj_x", "adj_y"),
     "Transpose": spec(lambda p: tf.transpose(p.x, p.perm), "x perm##"),
     "Einsum": spec(
         lambda p: tf.einsum(p.equation, *p.tensors), "tensors*", equation="equation:String"

@@ -203,6 +203,39 @@ const FIXTURES = {
     ]};
   },
 
+  hash_table_resource() {
+    // As TensorFlow 2 models convert: the initializer's table handle is an output of its
+    // signature (with a resource id), fed to the main graph's resource placeholder.
+    const m = new Model();
+    const tableAttrs = {key_dtype: I, value_dtype: F, shared_name: A.s('ids'),
+      use_node_name_sharing: A.b(false)};
+    m.init((g) => {
+      const table = g.op('HashTableV2', [], tableAttrs, 'init_table');
+      const keys = g.const([3, 1, 4, 5, 9], [5], 'int32', {name: 'init/ids'});
+      const vals = g.const([0.3, 0.1, 0.4, 0.5, 0.9], [5], 'float32', {name: 'init/scores'});
+      g.op('InitializeTableV2', [table, keys, vals], {Tkey: I, Tval: F}, 'init');
+    });
+    // TF.js's table initialization ops output the table's handle: the initializer's output.
+    m.initializerSignature = {outputs: {'init:0': {name: 'init:0', dtype: 'DT_RESOURCE',
+      resourceId: 77}}};
+    const g = m.graph;
+    const ids = g.input('ids', [-1], 'int32');
+    g.op('Placeholder', [], {dtype: A.type('DT_RESOURCE'), shape: A.shape([])}, 'table_handle');
+    const dflt = g.scalar(-1, 'float32', 'missing');
+    const found = g.op('LookupTableFindV2', ['table_handle', ids, dflt], {Tin: I, Tout: F},
+      'lookup');
+    g.op('Sum', [found, g.ints([0], 'axis')], {T: F, keep_dims: A.b(false)}, 'total');
+    m.signature = {
+      inputs: {ids: {name: 'ids:0', dtype: 'DT_INT32'},
+        table_handle: {name: 'table_handle:0', dtype: 'DT_RESOURCE', resourceId: 77}},
+      outputs: {scores: {name: 'lookup:0', dtype: 'DT_FLOAT'},
+        total: {name: 'total:0', dtype: 'DT_FLOAT'}},
+    };
+    return {model: m, runs: [
+      {inputs: {ids: {shape: [6], dtype: 'int32', values: [1, 2, 3, 4, 5, 9]}}, async: true},
+    ]};
+  },
+
   nms() {
     const m = new Model();
     const g = m.graph;

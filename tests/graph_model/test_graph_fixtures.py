@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from graph_test_helpers import GRAPH_MODELS, as_list, assert_matches, feeds
 
@@ -52,3 +53,18 @@ def test_graph_model_matches_tfjs(name):
     model.dispose()
     assert tf.memory().num_tensors == start
     assert expected["restoredAfterDispose"]
+
+
+def test_resource_inputs_are_fed_from_the_initializer():
+    """A TF 2 model's table handle input (a signature input with a resource id) is fed with
+    the initializer's output: a list of inputs leaves it out, as in TF.js."""
+    model = tf.load_graph_model(str(GRAPH_MODELS / "hash_table_resource"))
+    assert model.input_nodes == ["ids", "table_handle"]
+    ids = tf.tensor([9, 7, 1], dtype="int32")
+    scores, total = model.execute([ids])
+    np.testing.assert_allclose(scores.numpy(), [0.9, -1.0, 0.1], rtol=1e-6)
+    np.testing.assert_allclose(total.numpy(), 0.0, atol=1e-6)
+    with pytest.raises(tf.TidyTensorError, match="1 non-resource placeholders, while there are 2"):
+        model.execute([ids, ids])
+    tf.dispose([ids, scores, total])
+    model.dispose()

@@ -145,11 +145,15 @@ class GraphModel:
             self._load_weights(artifacts)
             self.executor = self._executor(self.graph)
             self.initializer = None
-            self._captured: list[Any] = []
+            #: the initializer's outputs by resource id (TF.js's resourceIdToCapturedInput):
+            #: fed to the signature inputs that carry the same resource id
+            self._captured: dict[Any, Any] = {}
             if self.initializer_graph is not None:
                 self.initializer = self._executor(self.initializer_graph)
-                outputs = list((artifacts.initializer_signature or {}).get("outputs") or {})
-                self._captured = self.initializer.execute({}, outputs)
+                outputs = (artifacts.initializer_signature or {}).get("outputs") or {}
+                results = self.initializer.execute({}, list(outputs))
+                for info, tensor in zip(outputs.values(), results, strict=True):
+                    self._captured[info.get("resourceId")] = tensor
         except BaseException:
             self.dispose()
             raise
@@ -223,17 +227,38 @@ class GraphModel:
         return self.weights
 
     # --------------------------------------------------------------------- running
+    def _resource_id(self, input_name: str) -> Any:
+        info = ((self.signature or {}).get("inputs") or {}).get(input_name) or {}
+        return info.get("resourceId")
+
     def _normalize_inputs(self, inputs: Any) -> dict[str, Any]:
-        if isinstance(inputs, dict):
-            return dict(inputs)
-        tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        """Inputs by name; the inputs that carry a resource (a hash table's handle, made by the
+        initializer) are fed here, as TF.js does."""
         names = self.input_nodes
-        if len(tensors) != len(names):
+        if isinstance(inputs, dict):
+            feeds = dict(inputs)
+            for name in names:
+                rid = self._resource_id(name)
+                if rid is not None and rid in self._captured:
+                    feeds[name] = self._captured[rid]
+            return feeds
+        tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        captured = sum(1 for n in names if self._resource_id(n) in self._captured)
+        if len(tensors) + captured != len(names):
             raise InvalidArgumentError(
-                f"Input tensor count mismatch, the graph model has {len(names)} placeholders, "
-                f"while there are {len(tensors)} input tensors."
+                f"Input tensor count mismatch, the graph model has {len(names) - captured} "
+                f"non-resource placeholders, while there are {len(tensors)} input tensors "
+                "provided."
             )
-        return dict(zip(names, tensors, strict=True))
+        feeds, k = {}, 0
+        for name in names:
+            rid = self._resource_id(name)
+            if rid is not None and rid in self._captured:
+                feeds[name] = self._captured[rid]
+            else:
+                feeds[name] = tensors[k]
+                k += 1
+        return feeds
 
     def _map_inputs(self, inputs: dict[str, Any]) -> dict[str, Any]:
         sig_inputs = (self.signature or {}).get("inputs") or {}
@@ -324,7 +349,7 @@ class GraphModel:
                 if not t.is_disposed:
                     t.dispose()
         self.weights.clear()
-        for t in getattr(self, "_captured", []):
+        for t in getattr(self, "_captured", {}).values():
             if not t.is_disposed:
                 t.dispose()
         self.resources.dispose()

@@ -176,6 +176,85 @@ const FIXTURES = {
     ]};
   },
 
+  v1_cond() {
+    // TF 1's tf.cond: Switch sends x down one branch; Merge takes the branch that ran.
+    const m = new Model();
+    const g = m.graph;
+    const x = g.input('x', [3]);
+    const total = g.op('Sum', [x, g.ints([0], 'axis')], {T: F, keep_dims: A.b(false)}, 'total');
+    const pred = g.op('Greater', [total, g.scalar(0, 'float32', 'zero')], {T: F}, 'pred');
+    const sw = g.op('Switch', [x, pred], {T: F}, 'switch');
+    const t = g.op('Mul', [`${sw}:1`, g.scalar(2, 'float32', 'two')], {T: F}, 'then');
+    const e = g.op('Neg', [`${sw}:0`], {T: F}, 'else');
+    const merged = g.op('Merge', [e, t], {T: F, N: A.i(2)}, 'merge');
+    g.op('AddV2', [merged, g.scalar(1, 'float32', 'one')], {T: F}, 'out');
+    return {model: m, runs: [
+      {inputs: {x: {shape: [3], values: [1, 2, -0.5]}}, outputs: ['out'], async: true},
+      {inputs: {x: {shape: [3], values: [-1, 2, -3.5]}}, outputs: ['out'], async: true},
+    ]};
+  },
+
+  v1_nested_loop() {
+    // TF 1: for i in range(n): for j in range(i + 1): acc = acc + x * (j + 1)
+    const m = new Model();
+    const g = m.graph;
+    const n = g.input('n', [], 'int32');
+    const x = g.input('x', [2]);
+    const zero = g.scalar(0, 'int32', 'zero');
+    const one = g.scalar(1, 'int32', 'one');
+    const enter = (t, name, frame, constant = false) => g.op('Enter', [t], {T: F,
+      frame_name: A.s(frame), is_constant: A.b(constant), parallel_iterations: A.i(1)}, name);
+    // outer loop state: i, acc
+    const oi = enter(zero, 'o_enter_i', 'outer');
+    const oa = enter(x, 'o_enter_acc', 'outer');
+    const on = enter(n, 'o_enter_n', 'outer', true);
+    const oone = enter(one, 'o_enter_one', 'outer', true);
+    const ox = enter(x, 'o_enter_x', 'outer', true);
+    const omi = g.op('Merge', [oi, 'o_next_i'], {T: I, N: A.i(2)}, 'o_merge_i');
+    const oma = g.op('Merge', [oa, 'o_next_acc'], {T: F, N: A.i(2)}, 'o_merge_acc');
+    const ocond = g.op('LoopCond', [g.op('Less', [omi, on], {T: I}, 'o_less')], {}, 'o_cond');
+    const osi = g.op('Switch', [omi, ocond], {T: I}, 'o_switch_i');
+    const osa = g.op('Switch', [oma, ocond], {T: F}, 'o_switch_acc');
+    const oii = g.op('Identity', [`${osi}:1`], {T: I}, 'o_i');
+    const oia = g.op('Identity', [`${osa}:1`], {T: F}, 'o_acc');
+    const limit = g.op('AddV2', [oii, oone], {T: I}, 'o_limit');
+    // The inner loop's inputs are values of the outer body (made again in each outer
+    // iteration, as TensorFlow builds them): its state j, acc, and its constants.
+    const bZero = g.op('Sub', [oii, oii], {T: I}, 'o_body_zero');
+    const bOne = g.op('Identity', [oone, `^${oii}`], {T: I}, 'o_body_one');
+    const bX = g.op('Identity', [ox, `^${oii}`], {T: F}, 'o_body_x');
+    const ij = enter(bZero, 'i_enter_j', 'inner');
+    const ia = enter(oia, 'i_enter_acc', 'inner');
+    const il = enter(limit, 'i_enter_limit', 'inner', true);
+    const ione = enter(bOne, 'i_enter_one', 'inner', true);
+    const ix = enter(bX, 'i_enter_x', 'inner', true);
+    const imj = g.op('Merge', [ij, 'i_next_j'], {T: I, N: A.i(2)}, 'i_merge_j');
+    const ima = g.op('Merge', [ia, 'i_next_acc'], {T: F, N: A.i(2)}, 'i_merge_acc');
+    const icond = g.op('LoopCond', [g.op('Less', [imj, il], {T: I}, 'i_less')], {}, 'i_cond');
+    const isj = g.op('Switch', [imj, icond], {T: I}, 'i_switch_j');
+    const isa = g.op('Switch', [ima, icond], {T: F}, 'i_switch_acc');
+    const jj = g.op('Identity', [`${isj}:1`], {T: I}, 'i_j');
+    const ja = g.op('Identity', [`${isa}:1`], {T: F}, 'i_acc');
+    const j1 = g.op('AddV2', [jj, ione], {T: I}, 'i_j1');
+    const scale = g.op('Cast', [j1], {SrcT: I, DstT: F}, 'i_scale');
+    const step = g.op('Mul', [ix, scale], {T: F}, 'i_step');
+    const ja2 = g.op('AddV2', [ja, step], {T: F}, 'i_acc2');
+    g.op('NextIteration', [j1], {T: I}, 'i_next_j');
+    g.op('NextIteration', [ja2], {T: F}, 'i_next_acc');
+    const innerOut = g.op('Exit', [`${isa}:0`], {T: F}, 'i_exit_acc');
+    const oi2 = g.op('AddV2', [oii, oone], {T: I}, 'o_inc');
+    g.op('NextIteration', [oi2], {T: I}, 'o_next_i');
+    g.op('NextIteration', [innerOut], {T: F}, 'o_next_acc');
+    g.op('Exit', [`${osa}:0`], {T: F}, 'result');
+    g.op('Exit', [`${osi}:0`], {T: I}, 'count');
+    return {model: m, runs: [
+      {inputs: {n: {shape: [], dtype: 'int32', values: [3]}, x: {shape: [2], values: [1, 0.5]}},
+        outputs: ['result', 'count'], async: true},
+      {inputs: {n: {shape: [], dtype: 'int32', values: [0]}, x: {shape: [2], values: [1, 0.5]}},
+        outputs: ['result'], async: true},
+    ]};
+  },
+
   hash_table() {
     const m = new Model();
     const tableAttrs = {key_dtype: A.type('DT_STRING'), value_dtype: I,

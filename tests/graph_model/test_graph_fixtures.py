@@ -22,9 +22,18 @@ def _expected(name: str) -> dict:
 
 
 def test_fixtures_present():
-    assert {"basic_pitch", "fused_ops", "while_v2", "if_v2", "v1_loop", "hash_table", "nms"} <= set(
-        NAMES
-    )
+    assert {
+        "basic_pitch",
+        "fused_ops",
+        "hash_table",
+        "hash_table_resource",
+        "if_v2",
+        "nms",
+        "v1_cond",
+        "v1_loop",
+        "v1_nested_loop",
+        "while_v2",
+    } <= set(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)

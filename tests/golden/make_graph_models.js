@@ -363,12 +363,23 @@ function encode(v) {
   return v;
 }
 
+// Large float32 values are stored as base64 of their little-endian bytes (`f32`).
+function packed(shape, dtype, vals) {
+  if (dtype === 'float32' && vals.length > 1000) {
+    return {shape, dtype, f32: Buffer.from(new Float32Array(vals).buffer).toString('base64')};
+  }
+  return {shape, dtype, values: dtype === 'float32' ? Array.from(vals).map(encode) : vals};
+}
+
 function record(t) {
-  let vals;
-  if (t.dtype === 'string') vals = t.dataSync().map((b) => Buffer.from(b).toString('utf8'));
-  else if (t.dtype === 'bool') vals = Array.from(t.dataSync()).map((v) => !!v);
-  else vals = Array.from(t.dataSync()).map(encode);
-  return {shape: t.shape, dtype: t.dtype, values: vals};
+  if (t.dtype === 'string') {
+    return {shape: t.shape, dtype: t.dtype,
+      values: t.dataSync().map((b) => Buffer.from(b).toString('utf8'))};
+  }
+  if (t.dtype === 'bool') {
+    return {shape: t.shape, dtype: t.dtype, values: Array.from(t.dataSync()).map((v) => !!v)};
+  }
+  return packed(t.shape, t.dtype, Array.from(t.dataSync()));
 }
 
 function handlerFor(dir) {
@@ -397,7 +408,7 @@ async function runModel(model, run) {
   const recordedInputs = {};
   for (const [name, spec] of Object.entries(run.inputs)) {
     const v = feedValues(spec);
-    recordedInputs[name] = v;
+    recordedInputs[name] = packed(v.shape, v.dtype, v.values);
     feeds[name] = tf.tensor(v.values, v.shape, v.dtype);
   }
   const call = () => (run.async ? model.executeAsync(feeds, run.outputs)

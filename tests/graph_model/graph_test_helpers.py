@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,19 @@ def _number(v: Any) -> Any:
     return v
 
 
+def values_of(spec: dict[str, Any]) -> list[Any]:
+    """A recorded tensor's values: listed, or float32 bytes in base64 (``f32``)."""
+    if "f32" in spec:
+        return np.frombuffer(base64.b64decode(spec["f32"]), "<f4").tolist()
+    return [_number(v) for v in spec["values"]]
+
+
 def to_tensor(spec: dict[str, Any]) -> Any:
     dtype = spec["dtype"]
-    values = spec["values"]
+    values = values_of(spec) if dtype != "string" else spec["values"]
     if dtype == "string":
         return tf.tensor(values, spec["shape"], "string")
-    return tf.tensor([_number(v) for v in values], spec["shape"], dtype)
+    return tf.tensor(values, spec["shape"], dtype)
 
 
 def feeds(run: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +50,7 @@ def assert_matches(got: Any, expected: dict[str, Any], what: str, tol: float = T
         values = [v.decode() if isinstance(v, bytes) else v for v in got.data_sync()]
         assert values == expected["values"], what
         return
-    want = np.asarray([_number(v) for v in expected["values"]], np.float64)
+    want = np.asarray(values_of(expected), np.float64)
     have = np.asarray(got.data_sync(), np.float64).reshape(-1)
     if expected["dtype"] in ("int32", "bool"):
         np.testing.assert_array_equal(have, want, err_msg=what)

@@ -238,3 +238,30 @@ def test_a_weight_read_by_identity_is_cloned_and_outputs_are_the_callers():
     np.testing.assert_array_equal(again.numpy(), [1.0, 2.0])
     again.dispose()
     model.dispose()
+
+
+def test_save_writes_what_was_loaded(tmp_path):
+    """``model.save`` writes the artifacts as loaded (quantized weights stay quantized): the
+    saved model loads and computes the same."""
+    import json
+
+    from graph_test_helpers import GRAPH_MODELS
+
+    model = tf.load_graph_model(str(GRAPH_MODELS / "fused_ops"))
+    result = model.save(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json", "weights.bin"]
+    assert result.model_artifacts_info.weight_data_bytes == 300
+    saved = json.loads((tmp_path / "model.json").read_text())
+    original = json.loads((GRAPH_MODELS / "fused_ops" / "model.json").read_text())
+    assert saved["modelTopology"] == original["modelTopology"]
+    assert saved["weightsManifest"][0]["weights"] == original["weightsManifest"][0]["weights"]
+    assert (tmp_path / "weights.bin").read_bytes() == (
+        GRAPH_MODELS / "fused_ops" / "weights.bin"
+    ).read_bytes()
+    again = tf.load_graph_model(str(tmp_path))
+    x = tf.ones([1, 6, 6, 3])
+    a, b = model.predict(x), again.predict(x)
+    np.testing.assert_array_equal(a[0].numpy(), b[0].numpy())
+    tf.dispose([a, b, x])
+    model.dispose()
+    again.dispose()

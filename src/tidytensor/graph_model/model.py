@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..io.artifacts import ModelArtifacts, artifacts_from_dict, get_weight_specs, is_graph_topology
 from ..io.errors import ModelFormatError
-from ..io.router import resolve_load_handler
+from ..io.router import get_save_handler, resolve_load_handler
 from ..io.weights import WeightSlice, layout_weights, make_weight_tensor
 from ..tensor import Tensor
 from .executor import GraphExecutor
@@ -338,6 +338,32 @@ class GraphModel:
 
     def predict_async(self, inputs: Any, config: Any = None) -> Any:
         return self.predict(inputs, config)
+
+    def save(self, handler_or_url: Any, config: Any = None) -> Any:
+        """Writes the model's artifacts as loaded (``model.save``): a ``file://`` path, a
+        directory, any URL a save router takes, or a handler with ``save()``."""
+        self._check_live()
+        handler = get_save_handler(handler_or_url)
+        artifacts = self.artifacts
+        data = artifacts.weight_data
+        if isinstance(data, (list, tuple)):
+            data = b"".join(bytes(memoryview(part).cast("B")) for part in data)
+        specs = artifacts.weight_specs
+        if specs is None and artifacts.weights_manifest is not None:
+            specs = get_weight_specs(artifacts.weights_manifest)
+        saved = ModelArtifacts(
+            model_topology=artifacts.model_topology,
+            format=artifacts.format or "graph-model",
+            generated_by=artifacts.generated_by,
+            converted_by=artifacts.converted_by,
+            weight_specs=specs,
+            weight_data=data,
+            signature=artifacts.signature,
+            user_defined_metadata=artifacts.user_defined_metadata,
+            model_initializer=artifacts.model_initializer,
+            initializer_signature=artifacts.initializer_signature,
+        )
+        return handler.save(saved)
 
     def dispose(self) -> None:
         """Frees the weights and the hash tables (``tf.memory()`` back to before the load)."""

@@ -477,8 +477,12 @@ async function recordCases() {
     if (m) m.dispose();
     cases.push(entry);
   }
+  // Every op name the installed converter maps (its op lists are compiled into its bundle).
+  const bundle = fs.readFileSync(require.resolve('@tensorflow/tfjs-converter'), 'utf8');
+  const tfjsOpNames = [...new Set([...bundle.matchAll(/'tfOpName': '([A-Za-z0-9_]+)'/g)]
+    .map((m) => m[1]))].sort();
   fs.writeFileSync(path.join(__dirname, 'results', 'graph_op_cases.json'),
-    JSON.stringify({tfjs: '4.22.0', cases}) + '\n');
+    JSON.stringify({tfjs: '4.22.0', tfjsOpNames, cases}) + '\n');
   const failed = cases.filter((c) => c.loadError || c.runs.some((r) => r.error));
   console.log(`op cases: ${cases.length}, with a TF.js error: ${failed.map((c) => c.name)}`);
 }

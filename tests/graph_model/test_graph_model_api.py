@@ -265,3 +265,13 @@ def test_save_writes_what_was_loaded(tmp_path):
     tf.dispose([a, b, x])
     model.dispose()
     again.dispose()
+
+
+def test_an_op_error_names_the_graph_node():
+    nodes = [placeholder("x", [2, 3]), node("bad_reshape", "Reshape", ["x", "shape"], T=F)]
+    model = load(nodes, {"shape": np.array([4.0, 4.0])})
+    x = tf.ones([2, 3])
+    with pytest.raises(tf.TidyTensorError, match=r"graph node 'bad_reshape' \(Reshape\)"):
+        model.execute(x)
+    x.dispose()
+    model.dispose()

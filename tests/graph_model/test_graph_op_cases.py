@@ -15,7 +15,8 @@ from graph_test_helpers import GOLDEN, GRAPH_MODELS, as_list, assert_matches, to
 import tidytensor as tf
 from tidytensor.graph_model import OP_TABLE
 
-CASES = json.loads((GOLDEN / "results" / "graph_op_cases.json").read_text())["cases"]
+RECORD = json.loads((GOLDEN / "results" / "graph_op_cases.json").read_text())
+CASES = RECORD["cases"]
 BY_NAME = {c["name"]: c for c in CASES}
 
 #: Cases TF.js 4.22 cannot run (its bugs, or ops its converter lacks), with what TensorFlow
@@ -61,6 +62,15 @@ def _load(case):
     if case["modelJson"].get("modelInitializer"):
         artifacts["modelInitializer"] = case["modelJson"]["modelInitializer"]
     return tf.load_graph_model(tf.io.from_memory(artifacts))
+
+
+def test_the_table_maps_every_op_tfjs_maps():
+    """All 242 op names TF.js 4.22's converter maps, and the three ragged ops of its later
+    op lists."""
+    tfjs = set(RECORD["tfjsOpNames"])
+    assert len(tfjs) == 242
+    assert tfjs <= set(OP_TABLE), sorted(tfjs - set(OP_TABLE))
+    assert set(OP_TABLE) - tfjs == {"RaggedGather", "RaggedRange", "RaggedTensorToTensor"}
 
 
 def test_every_mapped_op_runs_in_a_case_or_fixture():

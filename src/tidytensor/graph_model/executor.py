@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, TidyTensorError
 from ..scopes import tidy
 from .control_flow import CONTROL, V1_CONTROL_FLOW_OPS
 from .graph import Graph, Node, parse_input_name, read_attr
@@ -167,8 +167,16 @@ class GraphExecutor:
         params = self._params(node, entry, tensors, context)
         try:
             result = entry.run(params, context) if entry.with_context else entry.run(params)
-        except InvalidArgumentError as exc:
-            raise type(exc)(f"graph node {node.name!r} ({node.op}): {exc}") from exc
+        except TidyTensorError as exc:
+            where = f"graph node {node.name!r} ({node.op})"
+            if str(exc).startswith("graph node "):
+                raise
+            try:
+                renamed = type(exc)(f"{where}: {exc}")
+            except TypeError:  # an error class with other arguments: keep it, add a note
+                exc.add_note(f"in {where}")
+                raise
+            raise renamed from exc
         return _as_list(result)
 
     # ------------------------------------------------------------- planning (static)

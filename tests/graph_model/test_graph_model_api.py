@@ -109,6 +109,8 @@ def test_predict_with_structured_output_keys_and_metadata():
     assert sorted(out) == ["delta", "total"]
     np.testing.assert_allclose(out["delta"].numpy(), [[0.0, 0.0]])
     assert model.metadata == metadata
+    assert model.model_structured_output_keys == ["total", "delta"]
+    assert model.model_signature is model.signature
     tf.dispose([out, a])
     model.dispose()
 

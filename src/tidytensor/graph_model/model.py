@@ -220,7 +220,18 @@ class GraphModel:
 
     @property
     def metadata(self) -> Any:
+        """``userDefinedMetadata`` of the model.json."""
         return self.artifacts.user_defined_metadata
+
+    @property
+    def model_signature(self) -> Any:
+        """TF.js's ``modelSignature``: the signature (``userDefinedMetadata.signature`` first)."""
+        return self.signature
+
+    @property
+    def model_structured_output_keys(self) -> Any:
+        """TF.js's ``modelStructuredOutputKeys``: the keys ``predict`` returns a dict by."""
+        return self.structured_output_keys
 
     @property
     def weights_map(self) -> dict[str, list[Tensor]]:

@@ -342,9 +342,19 @@ const FIXTURES = {
   },
 };
 
-// Runs for the published models found in npm packages (their files are committed as they are).
+// Runs for the published models found in npm packages (their files are committed as they are)
+// and for the models tensorflowjs_converter wrote (make_converted_graph_models.py).
 const PUBLISHED = {
   basic_pitch: [{inputs: {input_2: {shape: [1, 43844, 1], seed: 7, scale: 0.3}}}],
+  converted_cnn: [{inputs: {input_1: {shape: [2, 8, 8, 3], seed: 8}}}],
+  converted_while: [
+    {inputs: {x: {shape: [2, 3], seed: 9}, n: {shape: [], dtype: 'int32', values: [4]}},
+      async: true},
+    {inputs: {x: {shape: [1, 3], values: [-5, -6, -7]}, n: {shape: [], dtype: 'int32',
+      values: [1]}}, async: true},
+  ],
+  converted_lookup: [{inputs: {words: {shape: [5], dtype: 'string',
+    values: ['dog', 'cow', 'cat', 'fish', 'bird']}}, async: true}],
 };
 
 // ------------------------------------------------------------------ running TF.js

@@ -1,5 +1,8 @@
 """Graph models from files (tests/golden/graph_models/<name>/: hand-built ones written by
-tests/golden/make_graph_models.js, and published ones found in npm packages) load with
+tests/golden/make_graph_models.js, converted_* ones written by tensorflowjs_converter
+(tests/golden/make_converted_graph_models.py: TF 2 while/cond lowered to TF 1 frames with
+TensorLists, a StaticHashTable in modelInitializer with a resource input, a Keras CNN with fused
+ops and uint8 weights), and published ones found in npm packages) load with
 ``tf.load_graph_model`` and compute what TF.js 4.22 computed from the same files, with TF.js's
 memory counts: each run makes exactly its outputs, leaves nothing behind, and ``dispose()``
 brings ``tf.memory()`` back to where it was before the load."""
@@ -24,6 +27,9 @@ def _expected(name: str) -> dict:
 def test_fixtures_present():
     assert {
         "basic_pitch",
+        "converted_cnn",
+        "converted_lookup",
+        "converted_while",
         "fused_ops",
         "hash_table",
         "hash_table_resource",

@@ -68,6 +68,22 @@ class Lookup(tf.Module):
         return {"ids": ids, "doubled": ids * 2}
 
 
+class Detect(tf.Module):
+    """Non-max suppression with scores, a gather of the kept boxes, tf.where and top_k: the
+    dynamic ops (NonMaxSuppressionV5, Where)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32),
+                                  tf.TensorSpec([None], tf.float32)])
+    def __call__(self, boxes, scores):
+        keep, kept_scores = tf.image.non_max_suppression_with_scores(
+            boxes, scores, max_output_size=5, iou_threshold=0.4, score_threshold=0.2,
+            soft_nms_sigma=0.3)
+        confident = tf.where(scores > 0.5)
+        top = tf.math.top_k(scores, k=2)
+        return {"keep": keep, "kept_scores": kept_scores, "boxes": tf.gather(boxes, keep),
+                "confident": confident, "top": top.values}
+
+
 def cnn() -> tf.keras.Model:
     """Conv2D + BatchNorm + ReLU, DepthwiseConv2D, pooling, Dense: fused ops after conversion."""
     tf.keras.utils.set_random_seed(7)
@@ -106,6 +122,10 @@ def main() -> None:
     tf.saved_model.save(lookup, os.path.join(work, "lookup"),
                         signatures=lookup.__call__.get_concrete_function())
     convert("lookup", os.path.join(work, "lookup"))
+    detect = Detect()
+    tf.saved_model.save(detect, os.path.join(work, "detect"),
+                        signatures=detect.__call__.get_concrete_function())
+    convert("detect", os.path.join(work, "detect"))
     model = cnn()
     model.save(os.path.join(work, "cnn"), save_format="tf")
     convert("cnn", os.path.join(work, "cnn"), {"uint8": "*"})

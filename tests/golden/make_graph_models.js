@@ -353,6 +353,10 @@ const PUBLISHED = {
     {inputs: {x: {shape: [1, 3], values: [-5, -6, -7]}, n: {shape: [], dtype: 'int32',
       values: [1]}}, async: true},
   ],
+  converted_detect: [{inputs: {
+    boxes: {shape: [6, 4], values: [0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9,
+      0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101]},
+    scores: {shape: [6], values: [0.9, 0.75, 0.6, 0.95, 0.5, 0.3]}}, async: true}],
   converted_lookup: [{inputs: {words: {shape: [5], dtype: 'string',
     values: ['dog', 'cow', 'cat', 'fish', 'bird']}}, async: true}],
 };

@@ -28,6 +28,7 @@ def test_fixtures_present():
     assert {
         "basic_pitch",
         "converted_cnn",
+        "converted_detect",
         "converted_lookup",
         "converted_while",
         "fused_ops",

@@ -69,6 +69,7 @@ CREATION: dict[str, Spec] = {
         seed="seed:number=0",
         seed2="seed2:number=0",
     ),
+    # TF.js reads minval/maxval from attributes TensorFlow does not have: here, the inputs.
     "RandomUniformInt": spec(
         lambda p: tf.random_uniform_int(p.shape, p.minval, p.maxval, p.seed),
         "shape## minval# maxval#",
@@ -207,6 +208,7 @@ TRANSFORMATION: dict[str, Spec] = {
         lambda p: tf.pad(p.x, p.padding, p.constant_value), "x padding## constant_value#"
     ),
     "Reshape": spec(lambda p: tf.reshape(p.x, p.shape), "x shape##"),
+    # TF.js reads the shape from an input 1 TensorFlow does not have: here, the attribute.
     "EnsureShape": spec(
         lambda p: tf.ensure_shape(p.x, [None if d == -1 else d for d in p.shape]),
         "x",
@@ -311,7 +313,7 @@ GRAPH: dict[str, Spec] = {
     "Shape": spec(lambda p: tf.tensor1d(list(p.x.shape), "int32"), "x"),
     # TF.js makes ShapeN's shapes float32 (its executor's tensor1d default), Shape's int32.
     "ShapeN": spec(lambda p: [tf.tensor1d(list(t.shape)) for t in p.x], "x*"),
-    "Print": spec(_print, "x data*@1", message="message:String", summarize="first_n:number=3"),
+    "Print": spec(_print, "x data*@1", message="message:String", summarize="summarize:number=3"),
     "NoOp": spec(lambda p: [], ""),
     "StopGradient": spec(lambda p: keep_or_clone(p.x), "x"),
     # TF.js ignores fake quantization (its executor passes the input through).

@@ -69,6 +69,7 @@ from . import (  # noqa: E402
     io,
     layers,
 )
+from .graph_model import GraphModel, load_graph_model  # noqa: E402
 from .layers import (  # noqa: E402
     constraints,
     initializers,
@@ -129,6 +130,8 @@ __all__ = [
     "layers",
     "io",
     "load_layers_model",
+    "load_graph_model",
+    "GraphModel",
     "datasets",
     "callbacks",
     "metrics",

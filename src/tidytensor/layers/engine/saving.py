@@ -12,7 +12,6 @@ frees every tensor and variable the load made, so ``tf.memory()`` is back where 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,7 +31,7 @@ from ...io.artifacts import (
 )
 from ...io.errors import IOHandlerError, ModelFormatError, ModelTooLargeError
 from ...io.file_system import DeferredWeightData
-from ...io.router import get_load_handler, get_save_handler
+from ...io.router import get_save_handler, resolve_load_handler
 from ...io.weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
 from ..utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 from .serialization import SerializationMap, deserialize
@@ -112,17 +111,7 @@ def load_layers_model(
     for accepts, load_file in FILE_LOADERS:
         if accepts(path_or_url):
             return load_file(path_or_url, custom_objects)
-    if isinstance(path_or_url, (str, os.PathLike)):
-        handler = get_load_handler(
-            path_or_url, **{k: v for k, v in options.items() if v is not None}
-        )
-    elif hasattr(path_or_url, "load"):
-        handler = path_or_url
-    else:
-        raise ModelFormatError(
-            "Cannot proceed with model loading because the IOHandler provided does not have the "
-            f"`load` method implemented (got {type(path_or_url).__name__})."
-        )
+    handler = resolve_load_handler(path_or_url, **options)
     # A directory's weight files are read only after the model's weights matched the manifest.
     load = getattr(handler, "load_deferred", None) or handler.load
     artifacts = load()

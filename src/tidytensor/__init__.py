@@ -78,6 +78,7 @@ from .layers.engine.models import Functional, LayersModel, Sequential, model, se
 from .layers.engine.saving import load_layers_model  # noqa: E402
 from .layers.engine.topology import SymbolicTensor  # noqa: E402
 from .layers.training import callbacks  # noqa: E402
+from . import distribute  # noqa: E402  (data-parallel training on Ray; Ray itself is lazy)
 from .layers.training.callbacks import (  # noqa: E402
     Callback,
     CallbackList,
@@ -126,6 +127,7 @@ __all__ = [
     "load_layers_model",
     "datasets",
     "callbacks",
+    "distribute",
     "metrics",
     "Callback",
     "CallbackList",

@@ -63,6 +63,7 @@ _install_chained()
 
 # The Layers API builds on the ops above.
 from . import (  # noqa: E402
+    distribute,  # data-parallel training on Ray (Ray itself is imported on first use)
     io,
     layers,
 )
@@ -78,7 +79,6 @@ from .layers.engine.models import Functional, LayersModel, Sequential, model, se
 from .layers.engine.saving import load_layers_model  # noqa: E402
 from .layers.engine.topology import SymbolicTensor  # noqa: E402
 from .layers.training import callbacks  # noqa: E402
-from . import distribute  # noqa: E402  (data-parallel training on Ray; Ray itself is lazy)
 from .layers.training.callbacks import (  # noqa: E402
     Callback,
     CallbackList,

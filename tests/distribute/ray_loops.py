@@ -69,7 +69,11 @@ class _KillOnce(tf.Callback):
         self.strategy, self.epoch, self.marker = strategy, epoch, marker
 
     def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
-        if epoch == self.epoch and self.strategy.worker_index == 1 and not os.path.exists(self.marker):
+        if (
+            epoch == self.epoch
+            and self.strategy.worker_index == 1
+            and not os.path.exists(self.marker)
+        ):
             with open(self.marker, "w") as f:
                 f.write(str(os.getpid()))
             os.kill(os.getpid(), signal.SIGKILL)

@@ -163,7 +163,9 @@ def test_batch_inference_loads_once_per_worker_with_flat_memory(ray, tmp_path):
         model.dispose()
     import ray.data
 
-    dataset = ray.data.from_items([{"x": row, "i": i} for i, row in enumerate(x)], override_num_blocks=12)
+    dataset = ray.data.from_items(
+        [{"x": row, "i": i} for i, row in enumerate(x)], override_num_blocks=12
+    )
     predicted = tf.distribute.predict_batches(
         dataset,
         f"file://{tmp_path / 'model' / 'model.json'}",

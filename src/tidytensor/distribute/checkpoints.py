@@ -84,7 +84,9 @@ class ReportCheckpointCallback(Callback):
         self.strategy = strategy if strategy is not None else MultiWorkerMirroredStrategy()
         self.metrics = metrics
         if not isinstance(frequency, int) or frequency < 1:
-            raise DistributeError(f"ReportCheckpointCallback: frequency must be a positive integer, got {frequency!r}")
+            raise DistributeError(
+                f"ReportCheckpointCallback: frequency must be a positive integer, got {frequency!r}"
+            )
         self.frequency = frequency
 
     def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
@@ -105,7 +107,10 @@ class ReportCheckpointCallback(Callback):
         if isinstance(self.metrics, dict):
             chosen = {reported: name for reported, name in self.metrics.items()}
         elif self.metrics is not None:
-            chosen = {name: name for name in ([self.metrics] if isinstance(self.metrics, str) else self.metrics)}
+            chosen = {
+                name: name
+                for name in ([self.metrics] if isinstance(self.metrics, str) else self.metrics)
+            }
         else:
             chosen = {name: name for name in sorted(logs)}
         missing = sorted(name for name in chosen.values() if name not in logs)
@@ -116,7 +121,7 @@ class ReportCheckpointCallback(Callback):
         values = np.array([_number(logs[name]) for name in chosen.values()], np.float64)
         if values.size:
             values = self.strategy.communicator.all_reduce_mean(values, 1.0)
-        return {reported: float(v) for reported, v in zip(chosen, values)}
+        return {reported: float(v) for reported, v in zip(chosen, values, strict=False)}
 
 
 def _number(value: Any) -> float:

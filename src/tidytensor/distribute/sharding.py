@@ -29,7 +29,11 @@ def per_worker_batch_size(global_batch_size: Any, num_workers: int) -> int:
     >>> per_worker_batch_size(64, 2)
     32
     """
-    if isinstance(global_batch_size, bool) or not isinstance(global_batch_size, (int, np.integer)) or global_batch_size < 1:
+    if (
+        isinstance(global_batch_size, bool)
+        or not isinstance(global_batch_size, (int, np.integer))
+        or global_batch_size < 1
+    ):
         raise DistributeError(
             f"batch_size must be a positive integer (the global batch size), got {global_batch_size!r}"
         )
@@ -65,7 +69,9 @@ def to_arrays(values: Any, name: str) -> list[np.ndarray]:
     return out
 
 
-def global_batches(num_samples: int, global_batch_size: int, num_workers: int) -> list[tuple[int, int]]:
+def global_batches(
+    num_samples: int, global_batch_size: int, num_workers: int
+) -> list[tuple[int, int]]:
     """``(start, end)`` of each global batch; a last batch with fewer samples than workers is
     dropped (with a warning), since some worker would have nothing to train on."""
     bounds = [

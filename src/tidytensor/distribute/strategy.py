@@ -17,14 +17,18 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..scopes import dispose, tidy
 from ..layers.training.callbacks import Callback
+from ..scopes import dispose, tidy
 from ..tensor import Tensor
 from . import collective
 from ._ray import DistributeError
 from .sharding import ShardedEpochs, per_worker_batch_size, to_arrays
 
 __all__ = ["MultiWorkerMirroredStrategy", "ReduceOp", "prepare_model"]
+
+
+#: model.fit arguments that only make sense on one worker.
+_LOCAL_FIT_ONLY = ("validation_split", "class_weight", "sample_weight", "steps_per_epoch")
 
 
 class ReduceOp:
@@ -112,7 +116,11 @@ class MultiWorkerMirroredStrategy:
         itself on each worker, as TF 2 does)."""
         op = _check_op(op, "reduce")
         if isinstance(value, Tensor):
-            local = tidy(lambda: ops.sum(value, axis) if op == ReduceOp.SUM else ops.mean(value, axis)) if axis is not None else value
+            local = (
+                tidy(lambda: ops.sum(value, axis) if op == ReduceOp.SUM else ops.mean(value, axis))
+                if axis is not None
+                else value
+            )
             try:
                 return self.all_reduce(local, op, weight=1.0)
             finally:
@@ -196,16 +204,12 @@ class MultiWorkerMirroredStrategy:
         shared by the workers (``shuffle=True``), cuts it into global batches and trains this
         worker's slice of each; a last global batch too small to give every worker a sample is
         dropped. Returns the ``History``."""
-        unsupported = sorted(
-            k for k in ("validation_split", "class_weight", "sample_weight", "steps_per_epoch")
-            if kwargs.get(k) not in (None, 0, 0.0)
-        )
+        unsupported = sorted(k for k in _LOCAL_FIT_ONLY if kwargs.pop(k, None) not in (None, 0))
         if unsupported:
             raise DistributeError(
                 f"model.fit on {self.num_replicas_in_sync} workers does not take "
                 f"{', '.join(unsupported)}; pass validation_data, or train with fit_dataset"
             )
-        kwargs = {k: v for k, v in kwargs.items() if k not in ("validation_split", "class_weight", "sample_weight", "steps_per_epoch")}
         self.per_worker_batch_size(batch_size)
         epochs_data = ShardedEpochs(
             to_arrays(x, "x"),
@@ -243,7 +247,9 @@ class MultiWorkerMirroredStrategy:
         values = [_host(w.read()) for w in model.weights] if self.is_chief else None
         values = self._comm.broadcast(values)
         if not self.is_chief:
-            tensors = [ops.tensor(v, None, w.dtype) for v, w in zip(values, model.weights)]
+            tensors = [
+                ops.tensor(v, None, w.dtype) for v, w in zip(values, model.weights, strict=False)
+            ]
             try:
                 model.set_weights(tensors)
             finally:
@@ -273,7 +279,7 @@ def _first_difference(mine: dict, theirs: dict, rank: int, me: int) -> str:
             f"{len(theirs['weights'])} weights on worker {rank}, {len(mine['weights'])} on "
             f"worker {me}"
         )
-    for i, (a, b) in enumerate(zip(mine["weights"], theirs["weights"])):
+    for i, (a, b) in enumerate(zip(mine["weights"], theirs["weights"], strict=False)):
         if a != b:
             return (
                 f"weight {i} has shape {b[0]} ({b[1]}) on worker {rank} but {a[0]} ({a[1]}) "
@@ -300,7 +306,9 @@ class _BatchWeight(Callback):
 def _check_op(op: str, name: str) -> str:
     op = str(getattr(op, "value", op)).upper()
     if op not in (ReduceOp.SUM, ReduceOp.MEAN):
-        raise DistributeError(f"{name}: op must be 'SUM' or 'MEAN' (tf.distribute.ReduceOp), got {op!r}")
+        raise DistributeError(
+            f"{name}: op must be 'SUM' or 'MEAN' (tf.distribute.ReduceOp), got {op!r}"
+        )
     return op
 
 
@@ -326,7 +334,7 @@ def _unflatten(values: Any, names: list[Any] | None, out: list[Tensor]) -> Any:
     if isinstance(values, Tensor):
         return out[0]
     if names is not None:
-        return dict(zip(names, out))
+        return dict(zip(names, out, strict=False))
     return type(values)(out)
 
 

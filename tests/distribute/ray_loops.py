@@ -149,3 +149,31 @@ def train_loop(config: dict) -> None:
     if strategy.is_chief:
         with open(os.path.join(log_dir, "summary.json"), "w") as f:
             json.dump(everyone, f)
+
+
+def ray_data_loop(config: dict) -> None:
+    """Trains on this worker's Ray Data shard (get_dataset_shard(...).iter_batches feeding
+    fit_dataset); worker 0 writes what each worker did to ``log_dir/summary.json``."""
+    import ray
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    model = strategy.prepare_model(build_model())
+    batches = strategy.distribute_dataset_shard(
+        ray.train.get_dataset_shard("train"), x="x", y="y", global_batch_size=16
+    )
+    steps: list[int] = []
+
+    class _Steps(tf.Callback):
+        def on_batch_end(self, batch: int, logs: Any = None) -> None:
+            steps.append(int(logs["size"]))
+
+    model.fit_dataset(batches, epochs=2, verbose=0, callbacks=[_Steps()])
+    digest = hashlib.sha256(b"".join(w.tobytes() for w in weights_of(model))).hexdigest()
+    model.optimizer.dispose()
+    model.dispose()
+    everyone = strategy.gather(
+        {"batch_sizes": steps, "weights_digest": digest, "num_tensors": tf.memory().num_tensors}
+    )
+    if strategy.is_chief:
+        with open(os.path.join(config["log_dir"], "summary.json"), "w") as f:
+            json.dump(everyone, f)

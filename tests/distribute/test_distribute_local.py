@@ -258,3 +258,39 @@ def test_the_predictor_loads_once_and_keeps_memory_flat(tmp_path):
     with pytest.raises(DistributeError, match="the batch has no column 'x'"):
         predictor({"features": x})
     predictor.model.dispose()
+
+
+class _Shard:
+    """Stands for a Ray Data DataIterator: numpy batches of a dict of columns."""
+
+    def __init__(self, columns: dict) -> None:
+        self.columns = columns
+        self.calls: list[dict] = []
+
+    def iter_batches(self, **kwargs):
+        self.calls.append(kwargs)
+        n = len(next(iter(self.columns.values())))
+        size = kwargs["batch_size"]
+        for start in range(0, n - size + 1 if kwargs.get("drop_last") else n, size):
+            yield {k: v[start : start + size] for k, v in self.columns.items()}
+
+
+def test_a_ray_data_shard_feeds_fit_dataset_in_per_worker_batches():
+    x, y = ray_loops.make_data()
+    rows = np.empty(len(x), dtype=object)
+    rows[:] = list(x)  # a column of equal-shape rows, as Ray Data may hand them
+    shard = _Shard({"x": rows, "y": y})
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(communicator=_OneWorker())
+    model = strategy.prepare_model(ray_loops.build_model())
+    batches = strategy.distribute_dataset_shard(shard, x="x", y=["y"], global_batch_size=16)
+    model.fit_dataset(batches, epochs=2, verbose=0)
+    assert shard.calls == [{"batch_size": 16, "batch_format": "numpy", "drop_last": True}] * 2
+    first_x, first_y = next(iter(batches))
+    np.testing.assert_array_equal(first_x, x[:16])
+    assert isinstance(first_y, list) and first_y[0].shape == (16, 3)
+    with pytest.raises(DistributeError, match=r"no column \['label'\]"):
+        next(iter(strategy.distribute_dataset_shard(shard, y="label", global_batch_size=16)))
+    with pytest.raises(DistributeError, match="expected a Ray Data shard"):
+        strategy.distribute_dataset_shard([1, 2], global_batch_size=16)
+    model.optimizer.dispose()
+    model.dispose()

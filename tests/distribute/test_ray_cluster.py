@@ -152,6 +152,30 @@ def test_a_killed_worker_resumes_from_the_last_checkpoint(ray, tmp_path):
     assert all(w["num_tensors_after_dispose"] == 0 for w in workers)
 
 
+def test_ray_data_shards_feed_fit_dataset(ray, tmp_path):
+    """69 rows split into two equal shards of 34 (Ray Train's DataConfig), read in batches of
+    8 with the last partial one dropped: both workers take 4 steps per epoch, end with the
+    same weights, and leak nothing."""
+    from ray.train import RunConfig, ScalingConfig
+
+    x, y = ray_loops.make_data()
+    dataset = ray.data.from_items([{"x": a, "y": b} for a, b in zip(x, y, strict=True)])
+    trainer = tf.distribute.TidytensorTrainer(
+        ray_loops.ray_data_loop,
+        train_loop_config={"log_dir": str(tmp_path)},
+        tidytensor_config=tf.distribute.TidytensorConfig(timeout_s=COLLECTIVE_TIMEOUT_S),
+        # Half a CPU per worker leaves one for Ray Data's split.
+        scaling_config=ScalingConfig(num_workers=2, resources_per_worker={"CPU": 0.5}),
+        run_config=RunConfig(storage_path=str(tmp_path / "storage"), name="ray-data"),
+        datasets={"train": dataset},
+    )
+    trainer.fit()
+    workers = json.loads((tmp_path / "summary.json").read_text())
+    assert [w["batch_sizes"] for w in workers] == [[8] * 8, [8] * 8]
+    assert workers[0]["weights_digest"] == workers[1]["weights_digest"]
+    assert [w["num_tensors"] for w in workers] == [0, 0]
+
+
 def test_batch_inference_loads_once_per_worker_with_flat_memory(ray, tmp_path):
     model = ray_loops.build_model()
     x, _ = ray_loops.make_data(n=240, seed=3)
@@ -161,8 +185,6 @@ def test_batch_inference_loads_once_per_worker_with_flat_memory(ray, tmp_path):
     finally:
         model.optimizer.dispose()
         model.dispose()
-    import ray.data
-
     dataset = ray.data.from_items(
         [{"x": row, "i": i} for i, row in enumerate(x)], override_num_blocks=12
     )

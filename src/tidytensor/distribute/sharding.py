@@ -19,7 +19,14 @@ import numpy as np
 from ..tensor import Tensor
 from ._ray import DistributeError
 
-__all__ = ["ShardedEpochs", "global_batches", "per_worker_batch_size", "shard", "to_arrays"]
+__all__ = [
+    "DatasetShardBatches",
+    "ShardedEpochs",
+    "global_batches",
+    "per_worker_batch_size",
+    "shard",
+    "to_arrays",
+]
 
 
 def per_worker_batch_size(global_batch_size: Any, num_workers: int) -> int:
@@ -135,3 +142,44 @@ class ShardedEpochs:
             xs = [a[mine] for a in self.xs]
             ys = [a[mine] for a in self.ys]
             yield (xs[0] if len(xs) == 1 else xs), (ys[0] if len(ys) == 1 else ys)
+
+
+class DatasetShardBatches:
+    """This worker's batches from a Ray Data shard (``ray.train.get_dataset_shard(name)``),
+    read with ``iter_batches(batch_size=..., batch_format='numpy', drop_last=True)`` each
+    epoch, as ``(xs, ys)`` pairs for ``model.fit_dataset``. Ray Train splits a dataset into
+    shards of equal length (``DataConfig``'s default), and a last partial batch is dropped, so
+    every worker runs the same number of steps (each all-reduce needs all of them).
+
+    Args:
+        shard: the worker's ``DataIterator`` (anything with ``iter_batches``).
+        x, y: the column (or list of columns, one per model input/output) of inputs and targets.
+        batch_size: this worker's batch size (``strategy.per_worker_batch_size(global)``).
+    """
+
+    def __init__(self, shard: Any, x: Any, y: Any, batch_size: int) -> None:
+        if not hasattr(shard, "iter_batches"):
+            raise DistributeError(
+                f"distribute_dataset_shard: expected a Ray Data shard "
+                f"(ray.train.get_dataset_shard(name)), got {type(shard).__name__}"
+            )
+        self.shard, self.x, self.y, self.batch_size = shard, x, y, batch_size
+
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        batches = self.shard.iter_batches(
+            batch_size=self.batch_size, batch_format="numpy", drop_last=True
+        )
+        for batch in batches:
+            yield _columns(batch, self.x), _columns(batch, self.y)
+
+
+def _columns(batch: dict[str, np.ndarray], names: Any) -> Any:
+    wanted = [names] if isinstance(names, str) else list(names)
+    missing = [n for n in wanted if n not in batch]
+    if missing:
+        raise DistributeError(
+            f"distribute_dataset_shard: the dataset has no column {missing} (its columns: "
+            f"{sorted(batch)})"
+        )
+    arrays = [np.stack(list(batch[n])) if batch[n].dtype == object else batch[n] for n in wanted]
+    return arrays[0] if isinstance(names, str) else arrays

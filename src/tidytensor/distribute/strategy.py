@@ -22,7 +22,7 @@ from ..scopes import dispose, tidy
 from ..tensor import Tensor
 from . import collective
 from ._ray import DistributeError
-from .sharding import ShardedEpochs, per_worker_batch_size, to_arrays
+from .sharding import DatasetShardBatches, ShardedEpochs, per_worker_batch_size, to_arrays
 
 __all__ = ["MultiWorkerMirroredStrategy", "ReduceOp", "prepare_model"]
 
@@ -230,6 +230,15 @@ class MultiWorkerMirroredStrategy:
             validation_data=validation_data,
             **kwargs,
         )
+
+    def distribute_dataset_shard(
+        self, shard: Any, x: Any = "x", y: Any = "y", global_batch_size: int = 32
+    ) -> DatasetShardBatches:
+        """This worker's batches of a Ray Data shard for ``model.fit_dataset`` (the
+        ``get_dataset_shard(...).iter_batches(batch_format='numpy')`` route; see
+        :class:`~tidytensor.distribute.sharding.DatasetShardBatches`): columns ``x`` and ``y``,
+        ``global_batch_size / num_replicas_in_sync`` rows per batch."""
+        return DatasetShardBatches(shard, x, y, self.per_worker_batch_size(global_batch_size))
 
     # ------------------------------------------------------------------ checks
     def _check_same_model(self, model: Any) -> None:

@@ -71,7 +71,9 @@ def train_loop(config: dict) -> None:
     model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=1, verbose=0)  # warm-up
     comm.reset_stats()
     start = time.perf_counter()
-    model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=1 + config["epochs"], initial_epoch=1, verbose=0)
+    model.fit(
+        x, y, batch_size=GLOBAL_BATCH, epochs=1 + config["epochs"], initial_epoch=1, verbose=0
+    )
     seconds = time.perf_counter() - start
     training = {
         "seconds": seconds,
@@ -143,9 +145,11 @@ def main() -> None:
         log_to_driver=False,
         runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([src, bench])}},
     )
-    results = {"baseline_no_ray": baseline(args.epochs)}
+    results: dict[str, Any] = {"load_average_before": os.getloadavg()}
+    results["baseline_no_ray"] = baseline(args.epochs)
     for n in (1, 2):
         results[f"{n}_workers"] = summarize(n, run_workers(n, args.epochs), args.epochs)
+    results["load_average_after"] = os.getloadavg()
     ray.shutdown()
     print(json.dumps(results, indent=2))
     if args.out:

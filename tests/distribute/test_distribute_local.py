@@ -294,3 +294,12 @@ def test_a_ray_data_shard_feeds_fit_dataset_in_per_worker_batches():
         strategy.distribute_dataset_shard([1, 2], global_batch_size=16)
     model.optimizer.dispose()
     model.dispose()
+
+
+def test_a_group_of_one_exchanges_nothing():
+    comm = collective.Communicator(handle=None, world_size=1, rank=0)
+    vector = np.array([1.5, -2.0], np.float32)
+    out = comm.all_reduce_mean(vector, weight=3)
+    np.testing.assert_array_equal(out, vector)
+    assert out is not vector and comm.all_gather("a") == ["a"] and comm.broadcast(7) == 7
+    assert comm.calls == 0 and comm.bytes_sent == 0

@@ -140,11 +140,15 @@ class Communicator:
         """The weighted mean of every worker's ``vector`` (a 1-D array of the same size on
         each worker), identical on every worker."""
         vector = np.ascontiguousarray(vector).reshape(-1)
+        if self.world_size == 1:  # nothing to exchange: the mean of one vector is itself
+            return vector.copy()
         self.bytes_sent += vector.nbytes
         return self._call("all_reduce", vector, float(weight))
 
     def all_gather(self, obj: Any) -> list[Any]:
         """Every worker's ``obj`` (picklable), as a list in rank order."""
+        if self.world_size == 1:
+            return [obj]
         return self._call("all_gather", obj)
 
     def broadcast(self, obj: Any, root: int = 0) -> Any:

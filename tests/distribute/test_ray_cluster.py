@@ -25,6 +25,10 @@ pytestmark = pytest.mark.ray
 #: A collective waits this long for the other worker before failing (a hang fails the test).
 COLLECTIVE_TIMEOUT_S = 120
 
+#: One helper actor (process) fewer per run: no preemption watcher (a local cluster is never
+#: preempted). Ray Train passes RAY_TRAIN_* variables on to its controller.
+_QUIET_RAY_TRAIN = {"RAY_TRAIN_ENABLE_PREEMPTION_WATCHER": "0"}
+
 
 @pytest.fixture(scope="module")
 def ray():
@@ -33,6 +37,8 @@ def ray():
     except ImportError:
         pytest.fail("the tests marked 'ray' need Ray: pip install '.[ray]'")
     ray.cloudpickle.register_pickle_by_value(ray_loops)
+    saved = {k: os.environ.get(k) for k in _QUIET_RAY_TRAIN}
+    os.environ.update(_QUIET_RAY_TRAIN)
     src = str(Path(tf.__file__).resolve().parents[1])
     ray.init(
         num_cpus=2,
@@ -42,6 +48,11 @@ def ray():
     )
     yield ray
     ray.shutdown()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def _train(ray, tmp_path: Path, name: str, max_failures: int = 0, **config):

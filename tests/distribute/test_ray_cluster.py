@@ -115,14 +115,17 @@ def test_two_workers_train_as_one_on_the_global_batch(ray, tmp_path):
         max(float(np.abs(g - e).max()) for g, e in zip(got, expected, strict=True)),
     )
     assert result.metrics["epoch"] == 3
+    # Reported through ray.train.report: per worker, the MLP's 4 weights, Adam's 8 moments and
+    # its 2 accumulated beta powers; nothing else.
+    assert result.metrics["num_tensors_per_worker"] == [14, 14]
 
     # Both workers hold bit-identical weights; neither leaks a tensor.
     assert workers[0]["weights_digest"] == workers[1]["weights_digest"]
     for w in workers:
         assert w["num_tensors_at_epoch_ends"] == [w["num_tensors_at_epoch_ends"][0]] * 3
         assert w["num_tensors_after_dispose"] == w["num_tensors_before"] == 0
-        # 5 steps per epoch, one all-reduce each, plus the epoch's metrics.
-        assert w["collective_calls"] == 3 * (5 + 1)
+        # 5 steps per epoch, one all-reduce each, plus the epoch's metrics and tensor counts.
+        assert w["collective_calls"] == 3 * (5 + 2)
 
     # Bad configurations: clear errors on every worker.
     for rank, w in enumerate(workers):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..layers.engine.saving import load_layers_model
 from ..layers.training.callbacks import Callback
+from ..runtime import memory as tensor_memory
 from ..tensor import Tensor
 from ._ray import DistributeError, require_ray
 from .strategy import MultiWorkerMirroredStrategy
@@ -71,7 +72,9 @@ def _load_directory(directory: str) -> tuple[Any, int]:
 class ReportCheckpointCallback(Callback):
     """A ``fit`` callback that, every ``frequency`` epochs, reports the epoch's metrics
     (averaged over the workers) to Ray Train with a checkpoint written by worker 0 (Ray
-    Train's ``ReportCheckpointCallback``, for tidytensor).
+    Train's ``ReportCheckpointCallback``, for tidytensor). The metrics also hold
+    ``num_tensors_per_worker``: each worker's ``tf.memory().num_tensors`` at the epoch's end,
+    in rank order (a count that grows from epoch to epoch is a leak).
 
     Args:
         strategy: the run's ``MultiWorkerMirroredStrategy`` (default: a new one).
@@ -94,6 +97,7 @@ class ReportCheckpointCallback(Callback):
         from ray.train import Checkpoint
 
         metrics = self._averaged(logs or {})
+        metrics["num_tensors_per_worker"] = self.strategy.gather(tensor_memory().num_tensors)
         metrics["epoch"] = epoch + 1
         save = (epoch + 1) % self.frequency == 0
         if not (save and self.strategy.is_chief):

@@ -66,6 +66,7 @@ _install_chained()
 
 # The Layers API builds on the ops above.
 from . import (  # noqa: E402
+    distribute,  # data-parallel training on Ray (Ray itself is imported on first use)
     io,
     layers,
 )
@@ -134,6 +135,7 @@ __all__ = [
     "GraphModel",
     "datasets",
     "callbacks",
+    "distribute",
     "metrics",
     "Callback",
     "CallbackList",

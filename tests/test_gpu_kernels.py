@@ -8,12 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import fake_cupy
 import tidytensor as tf
 from test_gpu_backend import fake_gpu, on_device  # noqa: F401  (the fixture)
 from tidytensor import kernel_registry as kr
 from tidytensor.backends.cupy_kernels import convolution as gpu_conv
+from tidytensor.backends.cupy_kernels import fused as gpu_fused
 from tidytensor.backends.cupy_kernels import pooling as gpu_pool
 from tidytensor.backends.xp_kernels import convolution as cpu_conv
+from tidytensor.backends.xp_kernels import fused as cpu_fused
 from tidytensor.backends.xp_kernels import pooling as cpu_pool
 from tidytensor.geometry.conv import compute_pool2d_info, compute_pool3d_info
 
@@ -192,3 +195,71 @@ def test_gpu_depthwise_int_inputs_and_through_the_backend(fake_gpu):  # noqa: F8
     tf.set_backend("cpu")
     for g, want in zip(got, [t.array_sync() for t in run()], strict=True):
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-4)
+
+
+# ------------------------------------------------------------------ fused kernels
+FUSED_ACTIVATIONS = ["linear", "relu", "relu6", "elu", "sigmoid", "leakyrelu", "prelu"]
+
+
+@pytest.mark.parametrize("activation", FUSED_ACTIVATIONS)
+def test_gpu_fused_kernels_match_the_cpu(fake_gpu, activation):  # noqa: F811
+    """On the stand-in (which has ``fuse``) the GPU fused kernels agree with the CPU's, bit for
+    bit where the epilogue is fused (additions and comparisons only)."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    kw = {"activation": activation, "leakyrelu_alpha": 0.2, "has_bias": True}
+    cases = [
+        ("_FusedMatMul", [rng.standard_normal((4, 5)), rng.standard_normal((5, 3))], {}, 3),
+        ("FusedConv2D", [x, rng.standard_normal((3, 3, 3, 4))], {"strides": 1, "pad": "same"}, 4),
+        (
+            "FusedDepthwiseConv2D",
+            [x, rng.standard_normal((3, 3, 3, 2))],
+            {"strides": 2, "pad": "same"},
+            6,
+        ),
+    ]
+    for name, arrays, attrs, channels in cases:
+        arrays = [a.astype(np.float32) for a in arrays]
+        arrays.append(rng.standard_normal(channels).astype(np.float32) * 3)  # the bias
+        if activation == "prelu":
+            arrays.append(rng.random(channels).astype(np.float32))
+        attrs = {**attrs, **kw, "has_prelu": activation == "prelu"}
+        want = cpu_fused.KERNELS[name](*arrays, xp=np, **attrs)
+        fake_cupy.FUSED_CALLS.clear()
+        got = gpu_fused.KERNELS[name](*[fake_gpu.asarray(a) for a in arrays], xp=fake_gpu, **attrs)
+        fused = activation in gpu_fused.FUSABLE
+        assert fake_cupy.FUSED_CALLS == ([f"bias_{activation}"] if fused else []), name
+        assert got.dtype == want.dtype
+        if fused and name == "_FusedMatMul":  # the same product: the epilogue is exact
+            np.testing.assert_array_equal(np.asarray(got), want)
+        else:
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+        # On NumPy (no ``fuse``) the GPU kernels take the CPU epilogue.
+        on_numpy = gpu_fused.KERNELS[name](*arrays, xp=np, **attrs)
+        np.testing.assert_allclose(on_numpy, want, rtol=1e-5, atol=1e-5)
+
+
+def test_gpu_fused_ops_run_on_the_gpu_kernels(fake_gpu):  # noqa: F811
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((1, 5, 5, 2)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 2, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+
+    def run():
+        return tf.fused.conv2d(
+            x=tf.tensor(x),
+            filter=tf.tensor(w),
+            strides=1,
+            pad="same",
+            bias=tf.tensor(b),
+            activation="relu",
+        )
+
+    tf.set_backend("cupy")
+    assert kr.get_kernel("FusedConv2D", "cupy").kernel_func.fn is gpu_fused.KERNELS["FusedConv2D"]
+    fake_cupy.FUSED_CALLS.clear()
+    y = run()
+    assert on_device(y) and fake_cupy.FUSED_CALLS == ["bias_relu"]
+    got = y.array_sync()
+    tf.set_backend("cpu")
+    np.testing.assert_allclose(got, run().array_sync(), rtol=1e-5, atol=1e-5)

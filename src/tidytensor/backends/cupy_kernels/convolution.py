@@ -187,10 +187,8 @@ def _fits(rows: int, info, channels: int) -> bool:
     return _use_im2col(rows, math.prod(info.filter_sizes), channels, 4)
 
 
-def depthwise_conv2d_native(
-    x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None
-):
-    info = cpu.depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
+def gpu_depthwise_forward(x, w, info, xp):
+    """``x`` [N, H, W, C], ``w`` [fh, fw, C, M] -> [N, *out, C * M] in float32."""
     n, c, m = x.shape[0], w.shape[2], w.shape[3]
     rows = n * math.prod(info.out_sizes)
     if not (rows and x.size) or not _fits(rows, info, c):
@@ -199,6 +197,13 @@ def depthwise_conv2d_native(
     wc = w.reshape(-1, c, m).transpose(1, 0, 2)  # [C, taps, M]
     out = xp.matmul(_channel_columns(x, xp, info, None), wc)  # [C, rows, M]
     return out.transpose(1, 0, 2).reshape(n, *info.out_sizes, c * m)
+
+
+def depthwise_conv2d_native(
+    x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None
+):
+    info = cpu.depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
+    return gpu_depthwise_forward(x, w, info, xp)
 
 
 def _depthwise_grad_info(x_shape, w_shape, strides, pad, dilations=(1, 1), dim_rounding_mode=None):

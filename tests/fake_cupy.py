@@ -179,6 +179,7 @@ def build() -> tuple[types.ModuleType, types.ModuleType]:
         ones_like=_made_by(lambda a, **kw: np.ones_like(np.asarray(a).view(np.ndarray), **kw)),
         get_default_memory_pool=lambda: _DEFAULT_POOL,
         fuse=fuse,
+        asnumpy=lambda a: np.array(a, copy=True).view(np.ndarray),
     )
     cuda = types.SimpleNamespace(
         MemoryPool=MemoryPool,

@@ -20,6 +20,12 @@ from tidytensor.backends.xp_kernels import fused as cpu_fused
 from tidytensor.backends.xp_kernels import pooling as cpu_pool
 from tidytensor.geometry.conv import compute_pool2d_info, compute_pool3d_info
 
+#: The tests that install the stand-in CuPy cannot run where the real one is registered.
+needs_stand_in = pytest.mark.skipif(
+    "cupy" in tf.engine().registered_backends(),
+    reason="a real CuPy backend is registered here (tests/test_gpu_device.py checks it)",
+)
+
 POOL2D_CASES = [
     ((2, 6, 7, 3), (3, 3), (2, 2), "same"),
     ((1, 5, 5, 2), (2, 3), (1, 2), "valid"),
@@ -88,6 +94,7 @@ def test_gpu_pool3d_matches_the_cpu(shape, size, strides, pad):
     )
 
 
+@needs_stand_in
 def test_gpu_pooling_is_registered_and_matches_the_cpu_through_the_backend(fake_gpu):  # noqa: F811
     rng = np.random.default_rng(4)
     x = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
@@ -167,6 +174,7 @@ def test_gpu_conv_kernels_match_the_cpu_kernels(
     )
 
 
+@needs_stand_in
 def test_gpu_depthwise_int_inputs_and_through_the_backend(fake_gpu):  # noqa: F811
     xi = np.arange(2 * 5 * 5 * 2, dtype=np.int32).reshape(2, 5, 5, 2) % 7
     wi = np.arange(3 * 3 * 2 * 2, dtype=np.int32).reshape(3, 3, 2, 2) % 5 - 2
@@ -201,6 +209,7 @@ def test_gpu_depthwise_int_inputs_and_through_the_backend(fake_gpu):  # noqa: F8
 FUSED_ACTIVATIONS = ["linear", "relu", "relu6", "elu", "sigmoid", "leakyrelu", "prelu"]
 
 
+@needs_stand_in
 @pytest.mark.parametrize("activation", FUSED_ACTIVATIONS)
 def test_gpu_fused_kernels_match_the_cpu(fake_gpu, activation):  # noqa: F811
     """On the stand-in (which has ``fuse``) the GPU fused kernels agree with the CPU's, bit for
@@ -239,6 +248,7 @@ def test_gpu_fused_kernels_match_the_cpu(fake_gpu, activation):  # noqa: F811
         np.testing.assert_allclose(on_numpy, want, rtol=1e-5, atol=1e-5)
 
 
+@needs_stand_in
 def test_gpu_fused_ops_run_on_the_gpu_kernels(fake_gpu):  # noqa: F811
     rng = np.random.default_rng(13)
     x = rng.standard_normal((1, 5, 5, 2)).astype(np.float32)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tidytensor as tf
+from tidytensor.optimizers import adam as adam_module
 from tidytensor.optimizers.adam import AdamOptimizer
 
 SHAPES = [(), (3,), (7, 5), (2, 3, 4), (64, 33)]
@@ -117,3 +118,55 @@ def test_fused_kernel_stays_off_while_a_tape_records(monkeypatch):
     dx.dispose()
     opt.dispose()
     x.dispose()
+
+
+def _run_many(fused: bool, steps: int = 4):
+    """Adam steps on variables of several shapes (a scalar, a float32 gradient for a
+    variable of another dtype's shape...) together; returns every value, m and v."""
+    tf.set_kernel_fusion(fused)
+    try:
+        rng = np.random.default_rng(11)
+        names = [f"many{i}" for i in range(len(SHAPES))]
+        xs = [
+            tf.variable(tf.tensor(rng.standard_normal(s).astype(np.float32)), name=n)
+            for s, n in zip(SHAPES, names, strict=True)
+        ]
+        opt = tf.train.adam(0.02, 0.85, 0.97, 1e-7)
+        for step in range(steps):
+            grads = {
+                n: tf.tensor(rng.standard_normal(s).astype(np.float32) * np.float32(3.0**step))
+                for s, n in zip(SHAPES, names, strict=True)
+            }
+            # One variable's gradient broadcasts (not plain): it takes the op-by-op path.
+            grads[names[1]].dispose()
+            grads[names[1]] = tf.scalar(0.25 * (step + 1))
+            opt.apply_gradients(grads)
+            tf.dispose(list(grads.values()))
+        out = [x.numpy() for x in xs] + [w["tensor"].numpy() for w in opt.get_weights()[1:]]
+        for w in opt.get_weights():
+            if w["name"] == "iter":
+                w["tensor"].dispose()
+        opt.dispose()
+        tf.dispose(xs)
+    finally:
+        tf.set_kernel_fusion(True)
+    return out
+
+
+def test_one_flat_update_for_all_variables_is_bit_identical(monkeypatch):
+    """All the variables the fused kernel takes run as one ``TidyAdamUpdate`` per step (one
+    flat update over all of them), with the op-by-op update's bits."""
+    batches = []
+    fused_op = adam_module.adam_update
+
+    def counting(values, *args, **kwargs):
+        batches.append(len(values))
+        return fused_op(values, *args, **kwargs)
+
+    monkeypatch.setattr(adam_module, "adam_update", counting)
+    fused = _run_many(True)
+    assert batches == [4, 4, 4, 4]  # one kernel per step, for the four plain variables
+    plain = _run_many(False)
+    for a, b in zip(fused, plain, strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()

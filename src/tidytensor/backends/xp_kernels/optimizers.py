@@ -13,7 +13,39 @@ from ...kernel_names import optimizers as ko
 __all__ = ["KERNELS"]
 
 
-def adam_update(
+def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
+    """Adam's step of ``count`` variables: ``arrays`` are their values, then their gradients,
+    first and second moments (``count`` of each, variable ``i``'s at ``i`` in each group),
+    then ``accBeta1``, ``accBeta2``; returns the new first moments, second moments, values.
+
+    Several variables run as one flat update: their arrays laid end to end, the eleven
+    elementwise steps once over all of them (the same float32 operations on every element
+    as variable by variable, so the same bits), each result handed out as its variable's
+    part of the flat output."""
+    *tensors, acc_beta1, acc_beta2 = arrays
+    consts = {"beta1": beta1, "beta2": beta2, "epsilon": epsilon, "learning_rate": learning_rate}
+    if count == 1:
+        return _adam_one(*tensors, acc_beta1, acc_beta2, xp=xp, **consts)
+    groups = [tensors[i * count : (i + 1) * count] for i in range(4)]
+    shapes = [a.shape for a in groups[0]]
+    flat = [xp.concatenate([xp.ravel(a) for a in group]) for group in groups]
+    outs = _adam_one(*flat, acc_beta1, acc_beta2, xp=xp, **consts)
+    return [part for out in outs for part in _split(out, shapes)]
+
+
+def _split(flat, shapes):
+    """``flat``'s consecutive parts with the given shapes (views)."""
+    parts, start = [], 0
+    for shape in shapes:
+        n = 1
+        for d in shape:
+            n *= d
+        parts.append(flat[start : start + n].reshape(shape))
+        start += n
+    return parts
+
+
+def _adam_one(
     value, gradient, m, v, acc_beta1, acc_beta2, *, xp, beta1, beta2, epsilon, learning_rate
 ):
     """``m' = m b1 + g (1 - b1)``; ``v' = v b2 + g^2 (1 - b2)``;
@@ -23,7 +55,7 @@ def adam_update(
     in double precision first, as in JavaScript), and ``1 - accB`` is Sub's float32 result."""
     if not value.shape:  # a scalar variable: one-element arrays (NumPy scalars take no out=)
         arrays = (xp.reshape(a, (1,)) for a in (value, gradient, m, v))
-        outs = adam_update(
+        outs = _adam_one(
             *arrays,
             acc_beta1,
             acc_beta2,

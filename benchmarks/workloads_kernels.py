@@ -9,8 +9,9 @@ engine, no tape), against a hand-written NumPy version of the same work and PyTo
   one each for the weights at the end), hard-sigmoid gates too. torch: ``nn.LSTM`` forward
   and ``backward`` (sigmoid gates, its only choice).
 - ``Adam update``: one Adam step of that model's five variables (LSTM kernel, recurrent
-  kernel, bias, Dense kernel, bias). tidytensor: the ``TidyAdamUpdate`` kernel once over all
-  five (one flat update). numpy: the same kernel once per variable (the update before the
+  kernel, bias, Dense kernel, bias), each step's new values and moments fed to the next as
+  in training. tidytensor: the ``TidyAdamUpdate`` kernel once over all five (one flat
+  update, which reads the parts it handed out on the last step where they lie). numpy: the same kernel once per variable (the update before the
   flat one). torch: ``torch.optim.Adam.step`` (its default, the multi-tensor ``foreach``
   implementation).
 """
@@ -152,8 +153,13 @@ def _tidytensor_adam(tf: Any) -> Any:
     betas = (np.float32(0.9**3), np.float32(0.999**3))
     attrs = _adam_attrs(np)
 
-    def run() -> None:
-        adam_update(*values, *grads, *ms, *vs, *betas, count=len(values), **attrs)
+    n = len(values)
+    state = [values, ms, vs]
+
+    def run() -> None:  # the new values and moments are the next step's (as in training)
+        values, ms, vs = state
+        outs = adam_update(*values, *grads, *ms, *vs, *betas, count=n, **attrs)
+        state[:] = [outs[2 * n :], outs[:n], outs[n : 2 * n]]
 
     return run
 
@@ -168,7 +174,9 @@ def _numpy_adam(np: Any) -> Any:
 
     def run() -> None:
         for i in range(len(values)):
-            adam_update(values[i], grads[i], ms[i], vs[i], *betas, **attrs)
+            ms[i], vs[i], values[i] = adam_update(
+                values[i], grads[i], ms[i], vs[i], *betas, **attrs
+            )
 
     return run
 

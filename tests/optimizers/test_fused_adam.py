@@ -170,3 +170,43 @@ def test_one_flat_update_for_all_variables_is_bit_identical(monkeypatch):
     for a, b in zip(fused, plain, strict=True):
         assert a.dtype == b.dtype and a.shape == b.shape
         assert a.tobytes() == b.tobytes()
+
+
+def test_flat_kernel_reads_the_parts_it_handed_out_where_they_lie(monkeypatch):
+    """Fed its own outputs back (the variables and moments it wrote), the flat kernel reads
+    them in its last flat output without concatenating them again; anything else (a part
+    replaced, another order) is concatenated. Bits as variable by variable either way."""
+    from tidytensor.backends.xp_kernels import optimizers as kernels
+
+    rng = np.random.default_rng(4)
+    shapes = [(3, 4), (), (5,)]
+    f32 = np.float32
+    values, grads, ms, vs = (
+        [rng.standard_normal(s).astype(f32) * f32(k) for s in shapes] for k in (1, 1, 0.1, 0.01)
+    )
+    attrs = {"xp": np, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-7, "learning_rate": 0.01}
+    betas = (f32(0.9), f32(0.99))
+    concatenated = []
+    concatenate = np.concatenate
+    monkeypatch.setattr(
+        np,
+        "concatenate",
+        lambda arrays, *a, **k: concatenated.append(len(arrays)) or concatenate(arrays, *a, **k),
+    )
+    n = len(shapes)
+    one = [list(values), list(ms), list(vs)]
+    for step in range(3):
+        if step == 2:  # a part replaced: that group is concatenated again
+            values[1] = values[1].copy()
+            one[0][1] = one[0][1].copy()
+        concatenated.clear()
+        outs = kernels.adam_update(*values, *grads, *ms, *vs, *betas, count=n, **attrs)
+        assert concatenated == ([n] * 4 if step == 0 else [n] * (2 if step == 2 else 1))
+        ms, vs, values = outs[:n], outs[n : 2 * n], outs[2 * n :]
+        for i in range(n):  # the reference: one variable at a time
+            one[1][i], one[2][i], one[0][i] = kernels.adam_update(
+                one[0][i], grads[i], one[1][i], one[2][i], *betas, **attrs
+            )
+        for got, want in zip((values, ms, vs), one, strict=True):
+            for a, b in zip(got, want, strict=True):
+                assert a.shape == b.shape and a.tobytes() == b.tobytes()

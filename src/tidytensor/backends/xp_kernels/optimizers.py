@@ -1,5 +1,6 @@
-"""Fused optimizer updates (``kernel_names/optimizers.py``): one kernel per variable doing
-exactly the elementwise float32 arithmetic of the optimizer's TF.js ops, in their order.
+"""Fused optimizer updates (``kernel_names/optimizers.py``): one kernel for all variables
+doing exactly the elementwise float32 arithmetic of the optimizer's TF.js ops, in their
+order.
 
 Each TF.js op rounds its result to float32, and so does each step here (NumPy float32
 ufuncs with float32 scalar operands), so the results are bit-identical to the unfused ops;
@@ -7,6 +8,8 @@ the steps write into the outputs and one scratch array instead of a new array pe
 """
 
 from __future__ import annotations
+
+import weakref
 
 from ...kernel_names import optimizers as ko
 
@@ -28,13 +31,30 @@ def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
         return _adam_one(*tensors, acc_beta1, acc_beta2, xp=xp, **consts)
     groups = [tensors[i * count : (i + 1) * count] for i in range(4)]
     shapes = [a.shape for a in groups[0]]
-    flat = [xp.concatenate([xp.ravel(a) for a in group]) for group in groups]
+    flat = [_flat(group, xp) for group in groups]
     outs = _adam_one(*flat, acc_beta1, acc_beta2, xp=xp, **consts)
     return [part for out in outs for part in _split(out, shapes)]
 
 
+#: id(flat output) -> (a weak reference to it, weak references to the parts handed out).
+_PARTS: dict[int, tuple] = {}
+
+
+def _flat(group, xp):
+    """The arrays of ``group`` laid end to end: when they are exactly the parts an earlier
+    update handed out of one flat output, in order (the variables and moments it wrote,
+    read back on the next step), that output itself, read where it is; else a
+    concatenation."""
+    base = getattr(group[0], "base", None)
+    entry = None if base is None else _PARTS.get(id(base))
+    if entry is not None and entry[0]() is base and len(entry[1]) == len(group):
+        if all(ref() is a for ref, a in zip(entry[1], group, strict=True)):
+            return base
+    return xp.concatenate([xp.ravel(a) for a in group])
+
+
 def _split(flat, shapes):
-    """``flat``'s consecutive parts with the given shapes (views)."""
+    """``flat``'s consecutive parts with the given shapes (views), remembered for ``_flat``."""
     parts, start = [], 0
     for shape in shapes:
         n = 1
@@ -42,6 +62,15 @@ def _split(flat, shapes):
             n *= d
         parts.append(flat[start : start + n].reshape(shape))
         start += n
+    if all(getattr(p, "base", None) is flat for p in parts):
+        key = id(flat)
+        try:
+            _PARTS[key] = (
+                weakref.ref(flat, lambda _ref, key=key: _PARTS.pop(key, None)),
+                tuple(weakref.ref(p) for p in parts),
+            )
+        except TypeError:  # an array module whose arrays take no weak references
+            pass
     return parts
 
 

@@ -13,9 +13,10 @@ GRUCell with ``resetAfter`` false, SimpleRNNCell; ``K.rnn`` with its masking and
   stacked weights are scaled by 0.2 (plus 0.5 on the bias), so the step only clips;
   gradients are scaled back at the end; the clip mask (where the gradient passes, bounds
   included, as TF.js's ClipByValue gradient) is one comparison over all steps after the loop;
-- the stacked inputs and the gates' gradients are kept input-major / gate-major
-  (``[K, T, B]``, ``[G, T, B]``), so the weight gradient is one matmul over all steps that
-  reads them where they are;
+- the backward pass's per-step matmuls read a contiguous ``[K, G]`` copy of the stacked
+  weights, made once by the forward pass (faster than the transposed view); the weight
+  gradient is one matmul over all steps of gate-major / input-major copies of the gates'
+  gradients and the stacked inputs (per-step work on strided views costs more than them);
 - every per-step operation writes into preallocated buffers (``out=``), and buffers come from
   a small pool that hands an array out again once nothing else references it (no page
   faults on every call for large scratch arrays);
@@ -311,17 +312,29 @@ def _write_weights_t(wrk_t, w, rk, bias, groups, blocks, xp) -> None:
 
 
 def _weight_grad_gk(pairs, xp):
-    """``d wrk_t [G, K]``: for each (gates' gradients ``[g, T, B]``, their stacked inputs
-    ``[K, >=T, B]``) pair, one matmul over all steps giving the next ``g`` rows."""
-    G = sum(dz.shape[0] for dz, _ in pairs)
-    K = pairs[0][1].shape[0]
+    """``d wrk_t [G, K]``: for each (gates' gradients ``[T, g, B]``, their stacked inputs
+    ``[>=T, K, B]``) pair, one matmul over all steps giving the next ``g`` rows. Both are
+    copied gate- and input-major first: per-step work on strided views, or a matmul that
+    reads them in place, costs more than the copies."""
+    G = sum(dZ.shape[1] for dZ, _ in pairs)
+    K = pairs[0][1].shape[1]
     out = xp.empty((G, K), dtype=xp.float32)
     start = 0
-    for dz, xs in pairs:
-        g, T, B = dz.shape
-        xp.dot(dz.reshape(g, T * B), xs[:, :T].reshape(K, T * B).T, out=out[start : start + g])
+    for dZ, XS in pairs:
+        T, g, B = dZ.shape
+        dz, xs = _take(xp, g, T, B), _take(xp, K, T, B)
+        xp.copyto(dz, dZ.transpose(1, 0, 2))
+        xp.copyto(xs, XS[:T].transpose(1, 0, 2))
+        xp.dot(dz.reshape(g, T * B), xs.reshape(K, T * B).T, out=out[start : start + g])
         start += g
     return out
+
+
+def _backward_weights(wrk_t, parts, xp) -> None:
+    """Copies each ``(rows, dst)`` of ``parts``: ``wrk_t[rows]^T`` into the contiguous
+    ``dst`` the gradient's per-step matmuls read (faster than the transposed view)."""
+    for rows, dst in parts:
+        xp.copyto(dst, wrk_t[rows].T)
 
 
 def _split_weight_grads(dwrk_t, groups, blocks, D: int, has_bias: bool, xp):
@@ -351,11 +364,11 @@ def _lstm_blocks(U: int):
 
 
 def _lstm_layout(T, B, D, U, has_rec_mask, clip_mask):
-    """The workspace: the folded weights ``[G, K]``, the stacked inputs ``[K, T + 1, B]``
-    (input-major, so that the weight gradient reads all steps as one matrix), the gates'
-    activations, the cells, ``act(cell)``, [the states], [the clip mask]."""
+    """The workspace: the folded weights ``[G, K]`` and as ``[K, G]``, the stacked inputs
+    ``[T + 1, K, B]``, the gates' activations, the cells, ``act(cell)``, [the states], [the
+    clip mask]."""
     K, G = D + U + 1, 4 * U
-    shapes = [(G, K), (K, T + 1, B), (T, G, B), (T, U, B), (T, U, B)]
+    shapes = [(G, K), (K, G), (T + 1, K, B), (T, G, B), (T, U, B), (T, U, B)]
     if has_rec_mask:
         shapes.append((T, U, B))
     if clip_mask:  # bytes: where each hard-sigmoid gate did not clip (4 per float32)
@@ -364,12 +377,12 @@ def _lstm_layout(T, B, D, U, has_rec_mask, clip_mask):
 
 
 def _lstm_parts(ws, T, B, D, U, has_rec_mask, clip, xp):
-    """The workspace's parts: ``wrk_t``, the input-major stacked inputs ``XHk`` and the
-    same as ``[T + 1, K, B]`` views ``XH``, ``A``, ``C``, ``TC``, the states, the clip mask."""
-    wrk_t, XHk, A, C, TC, *rest = _carve(ws, *_lstm_layout(T, B, D, U, has_rec_mask, clip))
+    """The workspace's parts: ``wrk_t``, ``wrk``, ``XH``, ``A``, ``C``, ``TC``, the states,
+    the clip mask."""
+    wrk_t, wrk, XH, A, C, TC, *rest = _carve(ws, *_lstm_layout(T, B, D, U, has_rec_mask, clip))
     Hs = rest[0] if has_rec_mask else None
     CM = rest[-1].view(xp.uint8)[: T * 3 * U * B].reshape(T, 3 * U, B) if clip else None
-    return wrk_t, XHk, XHk.transpose(1, 0, 2), A, C, TC, Hs, CM
+    return wrk_t, wrk, XH, A, C, TC, Hs, CM
 
 
 def lstm_sequence(
@@ -391,8 +404,9 @@ def lstm_sequence(
     ra, act = recurrent_activation, activation
     clip = ra == "hardSigmoid"
     ws = _workspace(xp, _lstm_layout(T, B, D, U, rm is not None, clip))
-    wrk_t, _, XH, A, C, TC, Hs, CM = _lstm_parts(ws, T, B, D, U, rm is not None, clip, xp)
+    wrk_t, wrk, XH, A, C, TC, Hs, CM = _lstm_parts(ws, T, B, D, U, rm is not None, clip, xp)
     _write_weights_t(wrk_t, w, rk, bias, (ra, ra, ra, act), _lstm_blocks(U), xp)
+    _backward_weights(wrk_t, [(slice(None), wrk)], xp)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     _fill_stacked(XH, x, go_backwards)
@@ -475,15 +489,14 @@ def lstm_sequence_grad(
     G, K = 4 * U, D + U + 1
     ra, act = recurrent_activation, activation
     clip = ra == "hardSigmoid"
-    wrk_t, XHk, XH, A, C, TC, Hs, CM = _lstm_parts(ws, T, B, D, U, rm is not None, clip, xp)
-    wrk = wrk_t.T  # the forward pass's folded weights, as it stacked them
+    # The forward pass's folded weights, as it stacked them.
+    _, wrk, XH, A, C, TC, Hs, CM = _lstm_parts(ws, T, B, D, U, rm is not None, clip, xp)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     h0, c0 = _transposed(h0, xp), _transposed(c0, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
     dS = _sequence_grad_t(dseq, T, xp)
-    dZk = _take(xp, G, T, B)  # gate-major, as the weight gradient reads it
-    dZ = dZk.transpose(1, 0, 2)
+    dZ = _take(xp, T, G, B)
     dXH = _take(xp, T, K, B)
     dh, dc = _grad_start(dh_last, U, B, xp), _grad_start(dc_last, U, B, xp)
     dcur, tb = _take(xp, U, B), _take(xp, U, B)
@@ -541,7 +554,7 @@ def lstm_sequence_grad(
         if M is not None:
             xp.add(dh, carry_h, out=dh)
             xp.add(dc, carry_c, out=dc)
-    dwrk_t = _weight_grad_gk([(dZk, XHk)], xp)
+    dwrk_t = _weight_grad_gk([(dZ, XH)], xp)
     dw, drk, db = _split_weight_grads(dwrk_t, (ra, ra, ra, act), _lstm_blocks(U), D, has_bias, xp)
     return _outputs(
         _input_grad([dXH], D, go_backwards, xp),
@@ -557,21 +570,20 @@ def lstm_sequence_grad(
 
 # ================================================================================ GRU
 def _gru_layout(T, B, D, U, has_rec_mask):
-    """The workspace: the folded weights ``[G, K]``, the stacked inputs ``[x; h; 1]`` and
-    ``[x; r * h; 1]`` (input-major, see ``_lstm_layout``), the gates, the candidates, [the
-    states]."""
+    """The workspace: the folded weights ``[G, K]``, its gates' and candidate's columns as
+    ``[K, 2U]`` and ``[K, U]``, the stacked inputs ``[x; h; 1]`` and ``[x; r * h; 1]``, the
+    gates, the candidates, [the states]."""
     K = D + U + 1
-    shapes = [(3 * U, K), (K, T + 1, B), (K, T, B), (T, 2 * U, B), (T, U, B)]
+    shapes = [(3 * U, K), (K, 2 * U), (K, U), (T + 1, K, B), (T, K, B), (T, 2 * U, B), (T, U, B)]
     if has_rec_mask:
         shapes.append((T, U, B))
     return shapes
 
 
 def _gru_parts(ws, T, B, D, U, has_rec_mask):
-    """``wrk_t``, ``XHk``, ``XRk`` and their ``[T, K, B]`` views, ``AZR``, ``HH``, states."""
-    wrk_t, XHk, XRk, AZR, HH, *rest = _carve(ws, *_gru_layout(T, B, D, U, has_rec_mask))
-    XH, XR = XHk.transpose(1, 0, 2), XRk.transpose(1, 0, 2)
-    return wrk_t, XHk, XRk, XH, XR, AZR, HH, rest[0] if rest else None
+    """``wrk_t``, ``wzr``, ``wh``, ``XH``, ``XR``, ``AZR``, ``HH``, the states."""
+    wrk_t, wzr, wh, XH, XR, AZR, HH, *rest = _carve(ws, *_gru_layout(T, B, D, U, has_rec_mask))
+    return wrk_t, wzr, wh, XH, XR, AZR, HH, rest[0] if rest else None
 
 
 def gru_sequence(
@@ -591,8 +603,9 @@ def gru_sequence(
     U = rk.shape[0]
     ra, act = recurrent_activation, activation
     ws = _workspace(xp, _gru_layout(T, B, D, U, rm is not None))
-    wrk_t, _, _, XH, XR, AZR, HH, Hs = _gru_parts(ws, T, B, D, U, rm is not None)
+    wrk_t, wzr, wh, XH, XR, AZR, HH, Hs = _gru_parts(ws, T, B, D, U, rm is not None)
     _write_weights_t(wrk_t, w, rk, bias, (ra, ra, act), _in_order(3 * U), xp)
+    _backward_weights(wrk_t, [(slice(0, 2 * U), wzr), (slice(2 * U, 3 * U), wh)], xp)
     wzr_t, wh_t = wrk_t[: 2 * U], wrk_t[2 * U :]
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
@@ -644,15 +657,14 @@ def gru_sequence_grad(
     U = rk.shape[0]
     K = D + U + 1
     ra, act = recurrent_activation, activation
-    wrk_t, XHk, XRk, XH, XR, AZR, HH, Hs = _gru_parts(ws, T, B, D, U, rm is not None)
-    wzr, wh = wrk_t[: 2 * U].T, wrk_t[2 * U :].T  # the forward pass's folded weights
+    # The forward pass's folded weights, as it stacked them.
+    _, wzr, wh, XH, XR, AZR, HH, Hs = _gru_parts(ws, T, B, D, U, rm is not None)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     h0 = _transposed(h0, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
     dS = _sequence_grad_t(dseq, T, xp)
-    dZRk, dZHk = _take(xp, 2 * U, T, B), _take(xp, U, T, B)  # gate-major (weight gradient)
-    dZR, dZH = dZRk.transpose(1, 0, 2), dZHk.transpose(1, 0, 2)
+    dZR, dZH = _take(xp, T, 2 * U, B), _take(xp, T, U, B)
     dXH, dXR = _take(xp, T, K, B), _take(xp, T, K, B)
     dh = _grad_start(dh_last, U, B, xp)
     dhin, tb = _take(xp, U, B), _take(xp, U, B)
@@ -712,7 +724,7 @@ def gru_sequence_grad(
             xp.multiply(dh, rm, out=dh)
         if M is not None:
             xp.add(dh, carry, out=dh)
-    dwrk_t = _weight_grad_gk([(dZRk, XHk), (dZHk, XRk)], xp)
+    dwrk_t = _weight_grad_gk([(dZR, XH), (dZH, XR)], xp)
     dw, drk, db = _split_weight_grads(dwrk_t, (ra, ra, act), _in_order(3 * U), D, has_bias, xp)
     return _outputs(
         _input_grad([dXH, dXR], D, go_backwards, xp),
@@ -727,19 +739,19 @@ def gru_sequence_grad(
 
 # ========================================================================== SimpleRNN
 def _simple_layout(T, B, D, U, has_rec_mask):
-    """The workspace: the folded weights, the stacked inputs (input-major), the activations
-    (with a mask), [the states]."""
+    """The workspace: the folded weights ``[U, K]`` and as ``[K, U]``, the stacked inputs,
+    the activations (with a mask), [the states]."""
     K = D + U + 1
-    shapes = [(U, K), (K, T + 1, B), (T, U, B)]
+    shapes = [(U, K), (K, U), (T + 1, K, B), (T, U, B)]
     if has_rec_mask:
         shapes.append((T, U, B))
     return shapes
 
 
 def _simple_parts(ws, T, B, D, U, has_rec_mask):
-    """``wrk_t``, ``XHk`` and its ``[T + 1, K, B]`` view, ``A``, the states."""
-    wrk_t, XHk, A, *rest = _carve(ws, *_simple_layout(T, B, D, U, has_rec_mask))
-    return wrk_t, XHk, XHk.transpose(1, 0, 2), A, rest[0] if rest else None
+    """``wrk_t``, ``wrk``, ``XH``, ``A``, the states."""
+    wrk_t, wrk, XH, A, *rest = _carve(ws, *_simple_layout(T, B, D, U, has_rec_mask))
+    return wrk_t, wrk, XH, A, rest[0] if rest else None
 
 
 def simple_rnn_sequence(
@@ -757,8 +769,9 @@ def simple_rnn_sequence(
     B, T, D = x.shape
     U = rk.shape[0]
     ws = _workspace(xp, _simple_layout(T, B, D, U, rm is not None))
-    wrk_t, _, XH, A, Hs = _simple_parts(ws, T, B, D, U, rm is not None)
+    wrk_t, wrk, XH, A, Hs = _simple_parts(ws, T, B, D, U, rm is not None)
     _write_weights_t(wrk_t, w, rk, bias, (activation,), _in_order(U), xp)
+    _backward_weights(wrk_t, [(slice(None), wrk)], xp)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     _fill_stacked(XH, x, go_backwards)
@@ -795,15 +808,14 @@ def simple_rnn_sequence_grad(
     B, T, D = x.shape
     U = rk.shape[0]
     K = D + U + 1
-    wrk_t, XHk, XH, A, Hs = _simple_parts(ws, T, B, D, U, rm is not None)
-    wrk = wrk_t.T  # the forward pass's folded weights
+    # The forward pass's folded weights, as it stacked them.
+    _, wrk, XH, A, Hs = _simple_parts(ws, T, B, D, U, rm is not None)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     h0 = _transposed(h0, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
     dS = _sequence_grad_t(dseq, T, xp)
-    dZk, dXH = _take(xp, U, T, B), _take(xp, T, K, B)  # dZ gate-major (weight gradient)
-    dZ = dZk.transpose(1, 0, 2)
+    dZ, dXH = _take(xp, T, U, B), _take(xp, T, K, B)
     dh = _grad_start(dh_last, U, B, xp)
     dv, tb = _take(xp, U, B), _take(xp, U, B)
     if M is not None:
@@ -837,7 +849,7 @@ def simple_rnn_sequence_grad(
             xp.multiply(dh, rm, out=dh)
         if M is not None:
             xp.add(dh, carry, out=dh)
-    dwrk_t = _weight_grad_gk([(dZk, XHk)], xp)
+    dwrk_t = _weight_grad_gk([(dZ, XH)], xp)
     dw, drk, db = _split_weight_grads(dwrk_t, (activation,), _in_order(U), D, has_bias, xp)
     return _outputs(
         _input_grad([dXH], D, go_backwards, xp),

@@ -75,3 +75,33 @@ def test_loss_gradients_skip_the_forward_work_they_do_not_need(monkeypatch):
     assert "log" not in taken
     loss_kernels.binary_crossentropy_grad(dy, target, output, xp=np, epsilon=1e-7, wrt="target")
     assert "exp" not in taken
+
+
+def test_relu_gradient_is_worked_out_once_per_dense_backward(monkeypatch):
+    """A relu Dense layer's backward pass takes Relu's gradient ``dy * step(y)`` once for
+    the input's, kernel's and bias's gradients (not once for each), with the same bits as
+    TF.js's kernels (fusion off)."""
+    from tidytensor.backends.xp_kernels import layers_dense as dense_kernels
+
+    steps = []
+    step = dense_kernels.step
+    monkeypatch.setattr(dense_kernels, "step", lambda *a, **k: steps.append(1) or step(*a, **k))
+    layer = tf.layers.dense(units=4, activation="relu", input_shape=[3])
+    rng = np.random.default_rng(1)
+    x = tf.variable(tf.tensor(rng.standard_normal((5, 3)).astype(np.float32)), name="relu_x")
+    layer.apply(x).dispose()  # builds the layer
+    results = []
+    for fused in (True, False):
+        tf.set_kernel_fusion(fused)
+        try:
+            steps.clear()
+            result = tf.variable_grads(lambda: layer.apply(x).square().sum())
+        finally:
+            tf.set_kernel_fusion(True)
+        if fused:
+            assert len(steps) == 1  # shared by the three gradients
+        assert len(result["grads"]) == 3
+        results.append({k: g.numpy().tobytes() for k, g in result["grads"].items()})
+        tf.dispose([result["value"], *result["grads"].values()])
+    assert results[0] == results[1]
+    x.dispose()

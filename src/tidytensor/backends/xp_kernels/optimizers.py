@@ -21,19 +21,37 @@ def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
     first and second moments (``count`` of each, variable ``i``'s at ``i`` in each group),
     then ``accBeta1``, ``accBeta2``; returns the new first moments, second moments, values.
 
-    Several variables run as one flat update: their arrays laid end to end, the eleven
-    elementwise steps once over all of them (the same float32 operations on every element
-    as variable by variable, so the same bits), each result handed out as its variable's
-    part of the flat output."""
+    Several variables run as one flat update: their values and moments laid end to end
+    (read in place when they are the parts the last update handed out), the gradients' two
+    products written straight into flat arrays, the other nine elementwise steps once over
+    all of them (the same float32 operations on every element as variable by variable, so
+    the same bits), each result handed out as its variable's part of the flat output."""
     *tensors, acc_beta1, acc_beta2 = arrays
     consts = {"beta1": beta1, "beta2": beta2, "epsilon": epsilon, "learning_rate": learning_rate}
     if count == 1:
         return _adam_one(*tensors, acc_beta1, acc_beta2, xp=xp, **consts)
-    groups = [tensors[i * count : (i + 1) * count] for i in range(4)]
-    shapes = [a.shape for a in groups[0]]
-    flat = [_flat(group, xp) for group in groups]
-    outs = _adam_one(*flat, acc_beta1, acc_beta2, xp=xp, **consts)
+    values, gradients, ms, vs = (tensors[i * count : (i + 1) * count] for i in range(4))
+    shapes = [a.shape for a in values]
+    c = _constants(acc_beta1, acc_beta2, xp=xp, **consts)
+    # The gradients' two products go straight into flat arrays, one variable at a time (no
+    # copy of the gradients); all the rest runs once over the flat arrays.
+    g_scaled, g_squared = _gradient_terms(gradients, c, xp)
+    outs = _adam_rest(_flat(values, xp), _flat(ms, xp), _flat(vs, xp), g_scaled, g_squared, c, xp)
     return [part for out in outs for part in _split(out, shapes)]
+
+
+def _gradient_terms(gradients, c, xp):
+    """``g (1 - b1)`` and ``g^2`` of every gradient, laid end to end."""
+    n = sum(g.size for g in gradients)
+    g_scaled, g_squared = xp.empty(n, dtype=xp.float32), xp.empty(n, dtype=xp.float32)
+    start = 0
+    for g in gradients:
+        flat = xp.reshape(g, (g.size,))
+        end = start + g.size
+        xp.multiply(flat, c[2], out=g_scaled[start:end])
+        xp.square(flat, out=g_squared[start:end])
+        start = end
+    return g_scaled, g_squared
 
 
 #: id(flat output) -> (a weak reference to it, weak references to the parts handed out).
@@ -95,17 +113,41 @@ def _adam_one(
             learning_rate=learning_rate,
         )
         return [o.reshape(()) for o in outs]
+    c = _constants(
+        acc_beta1,
+        acc_beta2,
+        xp=xp,
+        beta1=beta1,
+        beta2=beta2,
+        epsilon=epsilon,
+        learning_rate=learning_rate,
+    )
+    return _adam_rest(value, m, v, xp.multiply(gradient, c[2]), xp.square(gradient), c, xp)
+
+
+def _constants(acc_beta1, acc_beta2, *, xp, beta1, beta2, epsilon, learning_rate):
+    """``(1 - accB1, 1 - accB2, 1 - b1, 1 - b2, b1, b2, eps, -lr)`` as float32 scalars."""
     f32 = xp.float32
     one = f32(1)
-    one_minus_acc_beta1 = one - acc_beta1
-    one_minus_acc_beta2 = one - acc_beta2
-    one_minus_beta1, one_minus_beta2 = f32(1 - beta1), f32(1 - beta2)
-    beta1, beta2, epsilon, neg_lr = f32(beta1), f32(beta2), f32(epsilon), f32(-learning_rate)
-    scratch = xp.multiply(gradient, one_minus_beta1)
+    return (
+        one - acc_beta1,
+        one - acc_beta2,
+        f32(1 - beta1),
+        f32(1 - beta2),
+        f32(beta1),
+        f32(beta2),
+        f32(epsilon),
+        f32(-learning_rate),
+    )
+
+
+def _adam_rest(value, m, v, g_scaled, g_squared, c, xp):
+    """The update from ``g (1 - b1)`` and ``g^2`` on (``g_squared`` is used as scratch)."""
+    one_minus_acc_beta1, one_minus_acc_beta2, _, one_minus_beta2, beta1, beta2, epsilon, neg_lr = c
     new_m = xp.multiply(m, beta1)
-    xp.add(new_m, scratch, out=new_m)
+    xp.add(new_m, g_scaled, out=new_m)
     new_v = xp.multiply(v, beta2)
-    xp.square(gradient, out=scratch)
+    scratch = g_squared
     xp.multiply(scratch, one_minus_beta2, out=scratch)
     xp.add(new_v, scratch, out=new_v)
     new_value = xp.divide(new_m, one_minus_acc_beta1)  # bias-corrected first moment

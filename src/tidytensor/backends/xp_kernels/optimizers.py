@@ -9,6 +9,7 @@ the steps write into the outputs and one scratch array instead of a new array pe
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 from ...kernel_names import optimizers as ko
@@ -43,7 +44,7 @@ def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
 def _gradient_terms(gradients, c, xp):
     """``g (1 - b1)`` and ``g^2`` of every gradient, laid end to end."""
     n = sum(g.size for g in gradients)
-    g_scaled, g_squared = xp.empty(n, dtype=xp.float32), xp.empty(n, dtype=xp.float32)
+    g_scaled, g_squared = _scratch(xp, n)
     start = 0
     for g in gradients:
         flat = xp.reshape(g, (g.size,))
@@ -52,6 +53,23 @@ def _gradient_terms(gradients, c, xp):
         xp.square(flat, out=g_squared[start:end])
         start = end
     return g_scaled, g_squared
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(xp, n: int):
+    """Two float32 arrays of ``n`` elements, this thread's, reused from update to update
+    (they never leave the kernel: fresh ones would page-fault on every step)."""
+    key = (id(xp), n)
+    found = getattr(_SCRATCH, "arrays", None)
+    if found is None or found[0] != key:
+        found = _SCRATCH.arrays = (
+            key,
+            xp.empty(n, dtype=xp.float32),
+            xp.empty(n, dtype=xp.float32),
+        )
+    return found[1], found[2]
 
 
 #: id(flat output) -> (a weak reference to it, weak references to the parts handed out).

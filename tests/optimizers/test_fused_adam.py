@@ -212,3 +212,16 @@ def test_flat_kernel_reads_the_parts_it_handed_out_where_they_lie(monkeypatch):
         for got, want in zip((values, ms, vs), one, strict=True):
             for a, b in zip(got, want, strict=True):
                 assert a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_flat_update_scratch_is_reused_and_dropped_with_the_buffer_pools():
+    from tidytensor.backends.xp_kernels import optimizers as kernels
+
+    f32 = np.float32
+    arrays = [np.ones(3, f32), np.ones((2, 2), f32)]
+    attrs = {"xp": np, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-7, "learning_rate": 0.01}
+    kernels.adam_update(*arrays * 4, f32(0.9), f32(0.99), count=2, **attrs)
+    first = kernels._scratch(np, 7)
+    assert all(a is b for a, b in zip(first, kernels._scratch(np, 7), strict=True))
+    kernels.clear_buffer_pool()
+    assert all(a is not b for a, b in zip(first, kernels._scratch(np, 7), strict=True))

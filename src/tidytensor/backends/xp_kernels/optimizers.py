@@ -14,7 +14,7 @@ import weakref
 
 from ...kernel_names import optimizers as ko
 
-__all__ = ["KERNELS"]
+__all__ = ["KERNELS", "clear_buffer_pool"]
 
 
 def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
@@ -56,6 +56,11 @@ def _gradient_terms(gradients, c, xp):
 
 
 _SCRATCH = threading.local()
+
+
+def clear_buffer_pool() -> None:
+    """Drops this thread's scratch arrays (the backend's ``dispose`` calls it)."""
+    _SCRATCH.__dict__.pop("arrays", None)
 
 
 def _scratch(xp, n: int):

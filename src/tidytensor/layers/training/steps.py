@@ -46,7 +46,10 @@ def make_train_function(model: Any) -> Callable[[list[Any]], list[Tensor]]:
                 loss = loss_fn(targets[i], outputs[i])
                 if i < len(sample_weights) and sample_weights[i] is not None:
                     loss = ops.mul(loss, sample_weights[i])
-                loss_values.append(ops.mean(loss))
+                # Each output's mean, for its metrics (one output's is the total's, taken
+                # once unless someone watches TF.js's kernels one by one).
+                if n_out > 1 or not ENGINE.may_fuse(1):
+                    loss_values.append(ops.mean(loss))
                 total = loss if i == 0 else ops.add(total, loss)
             for i, (metric, output_index) in enumerate(model.metrics_tensors):
                 if n_out > 1 and i < n_out:

@@ -79,9 +79,12 @@ class KernelWatch:
         engine = self.engine
         kernel_name = self.kernel_name
         outputs = result if type(result) is list else [result]
+        ctx = current_context()
+        if engine.tracer is not None and ctx.kernel_depth == 0:
+            # First: the tape's record below may run kernels (saved clones) that use these.
+            engine.tracer.record_kernel(kernel_name, inputs, result, attrs)
         if engine.debug_mode:
             _check_finite(kernel_name, outputs, inputs, engine._backend)
-        ctx = current_context()
         if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and engine.record_tape is not None:
             # Before the profile entry: as in TF.js, the kernel's entry comes after those of
             # the Identity clones its gradient saves, and counts them.

@@ -30,6 +30,7 @@ from ...js_strings import js_json
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..training.steps import predict_function_of
 from ..training.trainer import Trainer
 from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, singleton_or_array
 from .container import Container
@@ -51,6 +52,7 @@ from .summary import print_summary
 from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
+
 
 @register_class
 class LayersModel(Trainer, Container):
@@ -76,6 +78,11 @@ class LayersModel(Trainer, Container):
         self.feed_loss_fns: list[Any] | None = None
         self.collected_trainable_weights: list[Any] | None = None
         self.test_function: Callable | None = None
+        #: Keras 3's ``compile(run_eagerly=...)``: False runs fit/evaluate/predict and the
+        #: ``*_on_batch`` calls as compiled steps (``training/steps.py``).
+        self.run_eagerly = False
+        self.jit_compile: bool | None = None
+        self.compiled_steps: dict[str, Any] = {}
         self.history: Any = None
         self._stop_training = False
         self.metrics: Any = None
@@ -160,12 +167,11 @@ class LayersModel(Trainer, Container):
         def body() -> Any:
             num_samples = ins[0].shape[0]
             outs_batches: list[list[Tensor]] = [[] for _ in self.outputs]
+            predict_step = predict_function_of(self)
             for start, end in make_batches(num_samples, batch_size):
 
                 def batch(start: int = start, end: int = end) -> list[Tensor]:
-                    ins_batch = slice_arrays(ins, start, end)
-                    feed = FeedDict(list(zip(self.inputs, ins_batch, strict=False)))
-                    return execute(self.outputs, feed)
+                    return predict_step(slice_arrays(ins, start, end))
 
                 for i, out in enumerate(ENGINE.tidy(batch)):
                     outs_batches[i].append(out)

@@ -98,7 +98,12 @@ class Function:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         engine = ENGINE
-        if engine._slow or engine.run_functions_eagerly or self._busy or active_update():
+        if (
+            (engine._slow and _watched(engine))
+            or engine.run_functions_eagerly
+            or self._busy
+            or active_update()
+        ):
             return self._eager(args, kwargs)
         leaves: list[Any] = []
         key = _signature(args, kwargs, leaves)
@@ -159,6 +164,14 @@ class Function:
         else:
             self._cache.put(key, _build(engine, tracer, result, leaves, self.name))
         return result
+
+
+def _watched(engine: Any) -> bool:
+    """Whether something watches kernels one by one (a trace around this call, a tape,
+    ``tf.profile``, debug mode): then the call runs eagerly, where they see each kernel. The
+    kernel leak detector alone does not count: it checks the kernels a trace runs."""
+    state = engine.state
+    return engine.tracer is not None or state.taping > 0 or state.profiling or engine.debug_mode
 
 
 def _build(engine: Any, tracer: Tracer, result: Any, leaves: list, name: str) -> Replay:

@@ -34,6 +34,8 @@ from .tracing import Slot, Step
 
 __all__ = ["Replay", "ReplayRefused"]
 
+_NO_LIMIT = float("inf")
+
 
 class ReplayRefused(Exception):
     """A replay cannot run this call (a captured tensor or variable was disposed, or the
@@ -177,7 +179,13 @@ class Replay:
         made = self.compute(*arrays)
         del arrays
         with critical_section():
-            handles = self._commit(made, records)
+            # The budget was checked for the whole replay, survivors included: making their
+            # handles checks nothing more, so the commit cannot stop half-way.
+            limit, state.byte_limit = state.byte_limit, _NO_LIMIT
+            try:
+                handles = self._commit(made, records)
+            finally:
+                state.byte_limit = limit
             for action in self.actions:
                 action()
         peak = start + self.peak

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..backends.array_backend import new_record
-from ..dtypes import NUMPY_DTYPE
+from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
 from ..engine.state import current_context
 from ..interrupts import critical_section
 from .plan import Plan
@@ -35,6 +35,8 @@ from .tracing import Slot, Step
 __all__ = ["Replay", "ReplayRefused"]
 
 _NO_LIMIT = float("inf")
+#: Dtypes whose handles count their buffer's bytes (not complex64's three, nor strings').
+_PLAIN = (FLOAT32, INT32, BOOL)
 
 
 class ReplayRefused(Exception):
@@ -222,6 +224,23 @@ class Replay:
                 state.buffer_bytes += rec.nbytes
                 state.num_data_buffers += 1
                 claimed.add(root)
+            old = v.data_id
+            if (
+                old is not rec
+                and old.nbytes == rec.nbytes
+                and old.dtype is rec.dtype
+                and v.dtype is rec.dtype
+                and v.dtype in _PLAIN
+            ):
+                # assign_variable's net effect when the handle's bytes do not change: the
+                # variable's handle moves to the new buffer, the old one loses a reference.
+                v.data_id = rec
+                if not fresh:
+                    rec.refs += 1
+                if backend.dispose_data(old):
+                    state.num_data_buffers -= 1
+                    state.buffer_bytes -= old.nbytes
+                continue
             holder.data_id = rec
             engine.assign_variable(v, holder)
             if fresh:

@@ -441,3 +441,22 @@ def test_run_functions_eagerly_turns_replay_off_everywhere():
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.config.run_functions_eagerly("yes")
     x.dispose()
+
+
+def test_kernels_of_a_custom_grad_forward_function_are_replayed_not_frozen():
+    square = tf.custom_grad(
+        lambda x: {"value": tf.square(x), "grad_func": lambda dy: tf.mul(dy, 2)}
+    )
+    f = tf.function(lambda x: tf.add(square(x), 1))
+    a, b = tf.tensor1d([1, 2]), tf.tensor1d([3, 4])
+    ra, rb = f(a), f(b)
+    assert f.tracing_count == 1 and rb.array_sync() == [10, 17]
+    _dispose_all(ra, rb, a, b)
+
+
+def test_a_tensor_made_outside_any_kernel_is_never_frozen():
+    f = tf.function(lambda x: tf.add(x, tf.tensor1d([1, 2])))  # a constant: frozen, as in TF 2
+    x = tf.tensor1d([0, 0])
+    outs = [f(x), f(x)]
+    assert outs[1].array_sync() == [1, 2] and "C" in f.replay_source(x)
+    _dispose_all(outs, x)

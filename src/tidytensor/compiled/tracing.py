@@ -91,6 +91,10 @@ class Tracer:
         self.commit_actions: list[Callable[[], None]] = []
         self.created_variables = 0
         self.broken: str | None = None  # why this call cannot be replayed
+        #: Kernels running now (``KernelWatch``): one a kernel runs is not recorded apart.
+        #: (Not ``kernel_depth``: ``custom_grad`` raises that around its forward function,
+        #: whose kernels must be recorded.)
+        self.kernels_running = 0
         self._alive: list[Any] = []  # keeps every id() above unique while tracing
         self._kernel_funcs: dict[str, Any] = {}
         self.first_tensor_id = id_mark()
@@ -141,16 +145,26 @@ class Tracer:
             s = self._new_slot("step", t._shape, t.dtype)
             self.slots[s].root = self.slots[owner].root
             self.steps.append(Step("view", "view", None, None, (owner,), (s,)))
-        elif t.id > self.first_tensor_id:  # made during the call from Python values
-            if t.dtype == STRING:
-                self._break("a string tensor")
-            s = self._new_slot("const", t._shape, t.dtype, self.backend.array(t))
+        elif t.id > self.first_tensor_id:  # made during the call, by no traced kernel
+            self._break(f"a {t.dtype} tensor of shape {list(t._shape)} made outside any kernel")
+            s = self._new_slot("capt", t._shape, t.dtype, t)
         else:
             s = self._new_slot("capt", t._shape, t.dtype, t)
         self._register(t, s, owner=True)
         return s
 
     # ------------------------------------------------------------------ hooks
+    def on_host_tensor(self, t: Tensor) -> None:
+        """A tensor made from Python values during the call (``tf.scalar(2)``): a constant
+        of the trace, its values frozen as TF 2 freezes Python values."""
+        if self.broken is not None or self.kernels_running:
+            return
+        if t.dtype == STRING:
+            self._break("a string tensor")
+            return
+        s = self._new_slot("const", t._shape, t.dtype, self.backend.array(t))
+        self._register(t, s, owner=True)
+
     def record_kernel(self, kernel_name: str, inputs: tuple, result: Any, attrs: Any) -> None:
         """A top-level kernel call has run (``KernelWatch.finish``)."""
         if self.broken is not None:

@@ -110,7 +110,10 @@ class Engine(
             data_id = backend.write(values, shape, dtype)
         if data_id.shape == shape:
             shape = data_id.shape  # one tuple object: kernels compare shapes by identity first
-        return self._make_tensor(data_id, shape, dtype, backend)
+        t = self._make_tensor(data_id, shape, dtype, backend)
+        if self.tracer is not None:  # a constant of a tf.function being traced
+            self.tracer.on_host_tensor(t)
+        return t
 
     def _make_tensor(
         self,

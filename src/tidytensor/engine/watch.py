@@ -44,6 +44,9 @@ class KernelWatch:
             self.bytes, self.tensors = state.num_bytes, state.num_tensors
         ctx = current_context()
         ctx.kernel_depth += 1
+        tracer = engine.tracer
+        if tracer is not None:  # kernels this kernel runs are part of it, not traced apart
+            tracer.kernels_running += 1
         start = self.start = _time.perf_counter()
         try:
             if engine.check_kernel_leaks:
@@ -52,6 +55,8 @@ class KernelWatch:
                 out = self.kernel(inputs, attrs)
         finally:
             ctx.kernel_depth -= 1
+            if tracer is not None:
+                tracer.kernels_running -= 1
         if profiling:
             self.elapsed_ms = (_time.perf_counter() - start) * 1000.0
         return out
@@ -80,7 +85,7 @@ class KernelWatch:
         kernel_name = self.kernel_name
         outputs = result if type(result) is list else [result]
         ctx = current_context()
-        if engine.tracer is not None and ctx.kernel_depth == 0:
+        if engine.tracer is not None and engine.tracer.kernels_running == 0:
             # First: the tape's record below may run kernels (saved clones) that use these.
             engine.tracer.record_kernel(kernel_name, inputs, result, attrs)
         if engine.debug_mode:

@@ -15,9 +15,10 @@ from tidytensor.engine import ENGINE
 
 @pytest.fixture(autouse=True)
 def _compiled_mode():
+    """These tests are about replays (even under TIDYTENSOR_RUN_EAGERLY=1); the eager
+    reference calls set run_functions_eagerly(True) themselves."""
     tf.config.run_functions_eagerly(False)
     yield
-    tf.config.run_functions_eagerly(False)
 
 
 def _mlp_step(seed=0):

@@ -276,6 +276,10 @@ from workloads_layers import register as _register_layers  # noqa: E402
 
 _register_layers(workload, Workload)
 
+from workloads_compiled import register as _register_compiled  # noqa: E402
+
+_register_compiled(workload, Workload)
+
 
 # --------------------------------------------------------------------------------------------
 # Harness

@@ -29,6 +29,7 @@ from ..backends.array_backend import new_record
 from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
 from ..engine.state import current_context
 from ..interrupts import critical_section
+from ..sites import user_site
 from .plan import Plan
 from .tracing import Slot, Step
 
@@ -180,20 +181,27 @@ class Replay:
             records.append(rec)
         made = self.compute(*arrays)
         del arrays
-        with critical_section():
-            # The budget was checked for the whole replay, survivors included: making their
-            # handles checks nothing more, so the commit cannot stop half-way.
-            limit, state.byte_limit = state.byte_limit, _NO_LIMIT
-            try:
-                handles = self._commit(made, records)
-            finally:
-                state.byte_limit = limit
-            for action in self.actions:
-                action()
+        if not self.assigns and not self.actions:  # outputs only: no update to keep whole
+            handles = self._unchecked_commit(made, records)
+        else:
+            with critical_section():
+                handles = self._unchecked_commit(made, records)
+                for action in self.actions:
+                    action()
         peak = start + self.peak
         if peak > state.peak_bytes:
             state.peak_bytes = peak
         return handles
+
+    def _unchecked_commit(self, made: tuple, records: list[Any]) -> list[Any]:
+        """``_commit`` without the budget check per handle: the budget was checked for the
+        whole replay, survivors included, so the commit cannot stop half-way."""
+        state = self.engine.state
+        limit, state.byte_limit = state.byte_limit, _NO_LIMIT
+        try:
+            return self._commit(made, records)
+        finally:
+            state.byte_limit = limit
 
     def _commit(self, made: tuple, records: list[Any]) -> list[Any]:
         """Output handles and variable writes, counted as the eager call counts them."""
@@ -204,6 +212,8 @@ class Replay:
         claimed: set[int] = set()
         ctx = current_context()
         site = ctx.site
+        if site is None and engine.track_sites and (self.outputs or self.assigns):
+            site = user_site(4)  # once for the call's handles, not once per handle
         make = engine._make_tensor
         handles = []
         for root, (where, at), shape, dtype, root_dtype in self.outputs:

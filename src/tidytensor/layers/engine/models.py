@@ -168,6 +168,18 @@ class LayersModel(Trainer, Container):
             num_samples = ins[0].shape[0]
             outs_batches: list[list[Tensor]] = [[] for _ in self.outputs]
             predict_step = predict_function_of(self)
+            if (
+                num_samples <= batch_size
+                and not self.run_eagerly
+                and not ENGINE.run_functions_eagerly
+                and not ENGINE.state.profiling
+            ):
+                # One batch, compiled: its replay's outputs are already new tensors (TF.js's
+                # slice and one-tensor concat would only copy them; tf.profile lists those).
+                outs = predict_step(list(ins))
+                return singleton_or_array(
+                    [ops.clone(o) if any(o is t for t in ins) else o for o in outs]
+                )
             for start, end in make_batches(num_samples, batch_size):
 
                 def batch(start: int = start, end: int = end) -> list[Tensor]:

@@ -58,7 +58,7 @@ def test_fit_history_weights_and_callbacks_match_the_op_by_op_reference(cleanup)
             batch_size=5,
             validation_split=0.25,
             verbose=0,
-            callbacks={"on_batch_end": lambda batch, logs: seen.append(dict(logs))},
+            callbacks={"on_batch_end": lambda batch, logs, seen=seen: seen.append(dict(logs))},
         )
         evaluated = model.evaluate(x, y, batch_size=7)
         predicted = model.predict(x, batch_size=10)

@@ -69,17 +69,26 @@ class Function:
         """On a method: one function (with its own traces) per instance, as in TF 2."""
         if instance is None:
             return self
-        bound = self._bound.get(instance)
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:  # not weakly referenceable: traces kept on the instance itself
+            functions = instance.__dict__.setdefault("_tf_functions", {})
+            bound = functions.get(id(self))
+            if bound is None:
+                bound = functions[id(self)] = self._bind(instance, owner)
+            return bound
         if bound is None:
-            bound = Function(
-                self.python_function.__get__(instance, owner),
-                self.name,
-                self.reduce_retracing,
-                self.jit_compile,
-                self._cache.max_traces,
-            )
-            self._bound[instance] = bound
+            bound = self._bound[instance] = self._bind(instance, owner)
         return bound
+
+    def _bind(self, instance: Any, owner: Any) -> Function:
+        return Function(
+            self.python_function.__get__(instance, owner),
+            self.name,
+            self.reduce_retracing,
+            self.jit_compile,
+            self._cache.max_traces,
+        )
 
     @property
     def tracing_count(self) -> int:

@@ -188,8 +188,10 @@ def test_on_batch(model: Any, x: Any, y: Any) -> Any:
 
 
 def _steps(model: Any) -> dict[str, Function] | None:
-    """The model's compiled step functions, or None when it runs eagerly."""
-    if getattr(model, "run_eagerly", False):
+    """The model's compiled step functions, or None when it runs eagerly: compiled with
+    ``run_eagerly=True``, or holding a stateful RNN layer, whose states live in Python
+    attributes that each call replaces (a replay runs no Python)."""
+    if getattr(model, "run_eagerly", False) or getattr(model, "stateful", False):
         return None
     steps = model.__dict__.get("compiled_steps")
     if steps is None:

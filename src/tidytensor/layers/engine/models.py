@@ -176,10 +176,16 @@ class LayersModel(Trainer, Container):
             ):
                 # One batch, compiled: its replay's outputs are already new tensors (TF.js's
                 # slice and one-tensor concat would only copy them; tf.profile lists those).
-                outs = predict_step(list(ins))
-                return singleton_or_array(
-                    [ops.clone(o) if any(o is t for t in ins) else o for o in outs]
-                )
+                # An output that is an input, or an earlier output, gets its own handle,
+                # as TF.js's one-tensor concat (a clone) gives it.
+                taken = {id(t) for t in ins}
+                result = []
+                for out in predict_step(list(ins)):
+                    if id(out) in taken:
+                        out = ops.clone(out)
+                    taken.add(id(out))
+                    result.append(out)
+                return singleton_or_array(result)
             for start, end in make_batches(num_samples, batch_size):
 
                 def batch(start: int = start, end: int = end) -> list[Tensor]:

@@ -176,16 +176,15 @@ class LayersModel(Trainer, Container):
             ):
                 # One batch, compiled: its replay's outputs are already new tensors (TF.js's
                 # slice and one-tensor concat would only copy them; tf.profile lists those).
-                # An output that is an input, or an earlier output, gets its own handle,
-                # as TF.js's one-tensor concat (a clone) gives it.
-                taken = {id(t) for t in ins}
-                result = []
-                for out in predict_step(list(ins)):
-                    if id(out) in taken:
-                        out = ops.clone(out)
-                    taken.add(id(out))
-                    result.append(out)
-                return singleton_or_array(result)
+                outs = predict_step(list(ins))
+                inputs = {id(t.data_id) for t in ins}
+                if len({id(o) for o in outs}) == len(outs) and all(
+                    id(o.data_id) not in inputs for o in outs
+                ):
+                    return singleton_or_array(outs)
+                # An output repeated, or viewing an input's buffer (reshape, an identity
+                # layer): TF.js's slice and concat give it a buffer and a handle of its own,
+                # so the batch loop below runs (this tidy frees what the replay made).
             for start, end in make_batches(num_samples, batch_size):
 
                 def batch(start: int = start, end: int = end) -> list[Tensor]:

@@ -19,6 +19,14 @@ LABELS = RNG.integers(0, 3, 24)
 Y = np.eye(3, dtype="float32")[LABELS]
 
 
+@pytest.fixture(autouse=True)
+def _compiled_mode():
+    """These tests compare compiled steps with the op-by-op ones, even under
+    TIDYTENSOR_RUN_EAGERLY=1 (which turns compiled steps off for the other tests)."""
+    tf.config.run_functions_eagerly(False)
+    yield
+
+
 def make_model(run_eagerly, dropout=0.0, optimizer=None):
     model = L.models.sequential()
     model.add(L.dense(units=8, input_shape=[5], activation="relu"))

@@ -281,6 +281,10 @@ from workloads_kernels import register as _register_kernels  # noqa: E402
 
 _register_kernels(workload, Workload)
 
+from workloads_compiled import register as _register_compiled  # noqa: E402
+
+_register_compiled(workload, Workload)
+
 
 # --------------------------------------------------------------------------------------------
 # Harness

@@ -12,6 +12,7 @@ from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import cupy_backend as _cupy_backend
 from .backends import numpy_backend as _numpy_backend
+from .compiled import Function, function
 from .engine import ENGINE as _ENGINE
 from .errors import (
     ArgumentTypeError,
@@ -111,6 +112,8 @@ __all__ = [
     "string",
     "fused",
     "config",
+    "function",
+    "Function",
     "data",
     "viz",
     "math",

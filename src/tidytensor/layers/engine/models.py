@@ -31,6 +31,7 @@ from ...js_strings import js_json
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..training.steps import predict_function_of
 from ..training.trainer import Trainer
 from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, singleton_or_array
 from .container import Container
@@ -54,6 +55,7 @@ from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inp
 from .weight_checkpoints import load_weights_file, save_weights_file
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "model_from_json", "sequential"]
+
 
 
 @register_class
@@ -80,6 +82,11 @@ class LayersModel(Trainer, Container):
         self.feed_loss_fns: list[Any] | None = None
         self.collected_trainable_weights: list[Any] | None = None
         self.test_function: Callable | None = None
+        #: Keras 3's ``compile(run_eagerly=...)``: False runs fit/evaluate/predict and the
+        #: ``*_on_batch`` calls as compiled steps (``training/steps.py``).
+        self.run_eagerly = False
+        self.jit_compile: bool | None = None
+        self.compiled_steps: dict[str, Any] = {}
         self.history: Any = None
         self._stop_training = False
         self.metrics: Any = None
@@ -164,12 +171,28 @@ class LayersModel(Trainer, Container):
         def body() -> Any:
             num_samples = ins[0].shape[0]
             outs_batches: list[list[Tensor]] = [[] for _ in self.outputs]
+            predict_step = predict_function_of(self)
+            if (
+                num_samples <= batch_size
+                and not self.run_eagerly
+                and not ENGINE.run_functions_eagerly
+                and not ENGINE.state.profiling
+            ):
+                # One batch, compiled: its replay's outputs are already new tensors (TF.js's
+                # slice and one-tensor concat would only copy them; tf.profile lists those).
+                outs = predict_step(list(ins))
+                inputs = {id(t.data_id) for t in ins}
+                if len({id(o) for o in outs}) == len(outs) and all(
+                    id(o.data_id) not in inputs for o in outs
+                ):
+                    return singleton_or_array(outs)
+                # An output repeated, or viewing an input's buffer (reshape, an identity
+                # layer): TF.js's slice and concat give it a buffer and a handle of its own,
+                # so the batch loop below runs (this tidy frees what the replay made).
             for start, end in make_batches(num_samples, batch_size):
 
                 def batch(start: int = start, end: int = end) -> list[Tensor]:
-                    ins_batch = slice_arrays(ins, start, end)
-                    feed = FeedDict(list(zip(self.inputs, ins_batch, strict=False)))
-                    return execute(self.outputs, feed)
+                    return predict_step(slice_arrays(ins, start, end))
 
                 for i, out in enumerate(ENGINE.tidy(batch)):
                     outs_batches[i].append(out)

@@ -21,7 +21,11 @@ def _train(fused: bool) -> tuple[list[float], list[np.ndarray]]:
                 tf.layers.dense(units=3, activation="softmax"),
             ]
         )
-        model.compile(optimizer=tf.train.adam(0.01), loss="categoricalCrossentropy")
+        # Op by op: these tests count the Python calls of each step (a compiled step replays
+        # its kernels without calling the ops again).
+        model.compile(
+            optimizer=tf.train.adam(0.01), loss="categoricalCrossentropy", run_eagerly=True
+        )
         rng = np.random.default_rng(5)
         model.set_weights(
             [tf.tensor(rng.standard_normal(w.shape).astype(np.float32)) for w in model.weights]

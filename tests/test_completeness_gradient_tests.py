@@ -201,17 +201,32 @@ def _record_gradient_coverage(out_path: Path, files: list[str]) -> int:
     return int(pytest.main(args, plugins=[GradCoverageRecorder(out_path)]))
 
 
+#: A test file can hold a gradient test only if it names one of these: a gradient test's
+#: function calls ``check_grads`` (its source says so), and golden ``grad`` cases come from
+#: ``golden_util``'s case tables.
+GRADIENT_TEST_MARKERS = ("check_grads", "golden_util")
+
+
 def _test_file_groups() -> list[list[str]]:
-    """Every test file under tests/ but the completeness checks' own (``test_completeness_*``:
-    this file must not run itself), grouped by folder: one pytest session per folder, as the
-    suite's folders are run (two folders may hold test files of one basename, which one
-    session cannot import side by side)."""
+    """Every test file under tests/ that can hold a gradient test (``GRADIENT_TEST_MARKERS``;
+    the other files are not even collected, which saves most of this check's time) but the
+    completeness checks' own (``test_completeness_*``: this file must not run itself), grouped
+    by folder: one pytest session per folder, as the suite's folders are run (two folders may
+    hold test files of one basename, which one session cannot import side by side)."""
     groups: dict[Path, list[str]] = {}
     for path in sorted(TESTS_DIR.rglob("test_*.py")):
         if "node_modules" in path.parts or path.name.startswith("test_completeness"):
             continue
+        text = path.read_text(encoding="utf-8")
+        if not any(marker in text for marker in GRADIENT_TEST_MARKERS):
+            continue
         groups.setdefault(path.parent, []).append(str(path))
     return list(groups.values())
+
+
+# Under pytest-xdist (``--dist loadgroup``) the three tests share one worker, so the
+# module-scoped run below happens once.
+pytestmark = pytest.mark.xdist_group("gradient_coverage")
 
 
 @pytest.fixture(scope="module")

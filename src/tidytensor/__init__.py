@@ -113,6 +113,7 @@ __all__ = [
     "testing",
     "ResourceExhaustedError",
     "LeakWarning",
+    "Reduction",
     "Optimizer",
     "SGDOptimizer",
     "MomentumOptimizer",

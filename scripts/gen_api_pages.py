@@ -32,7 +32,7 @@ def _section(qualified: str, value: object) -> list[str]:
     if path is None:
         lines += [f"`{qualified} = {value!r}`", ""]
     else:
-        lines += [f"::: {path}", "    options:", "      show_root_heading: false", ""]
+        lines += [f"::: {path}", "    options:", "      show_root_heading: true", ""]
     return lines
 
 

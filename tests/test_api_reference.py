@@ -92,3 +92,18 @@ def test_doctests_in_docstrings_render_as_code():
     assert fence_doctests(doc) == (
         "Adds.\n\n```pycon\n>>> tf.add(1, 2).array_sync()\n3.0\n```\n\nSee ``Tensor``."
     )
+
+
+def test_guides_note_the_names_this_version_lacks():
+    import docs_hooks
+
+    assert docs_hooks.missing_names(["tf.tidy", "tf.train.adam"]) == []
+    assert docs_hooks.missing_names(["tf.tidy", "tf.no_such_thing", "tf.train.nope"]) == [
+        "tf.no_such_thing",
+        "tf.train.nope",
+    ]
+    page = "# GPU\n\n<!-- requires: tf.tidy tf.no_such_thing -->\n\ntext\n"
+    out = docs_hooks.on_page_markdown(page)
+    assert '!!! note "Being built"' in out and "`tf.no_such_thing` is not in" in out
+    assert "`tf.tidy`" not in out
+    assert docs_hooks.on_page_markdown("<!-- requires: tf.tidy -->\nok") == "\nok"

@@ -17,6 +17,17 @@ settings.register_profile("tidytensor", derandomize=True, deadline=None)
 settings.load_profile("tidytensor")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests grouped for pytest-xdist (``@pytest.mark.xdist_group``: one worker runs a group,
+    under README's ``--dist loadgroup``) run first: the gradient-coverage group is the
+    suite's longest piece of work, and started last it would leave one worker finishing it
+    alone while the other idles."""
+    grouped = [item for item in items if item.get_closest_marker("xdist_group")]
+    if grouped:
+        rest = [item for item in items if not item.get_closest_marker("xdist_group")]
+        items[:] = grouped + rest
+
+
 @pytest.fixture(autouse=True)
 def _tidytensor_test_scope():
     engine = tf.engine()

@@ -17,15 +17,31 @@ settings.register_profile("tidytensor", derandomize=True, deadline=None)
 settings.load_profile("tidytensor")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
-    """Tests grouped for pytest-xdist (``@pytest.mark.xdist_group``: one worker runs a group,
-    under README's ``--dist loadgroup``) run first: the gradient-coverage group is the
-    suite's longest piece of work, and started last it would leave one worker finishing it
-    alone while the other idles."""
-    grouped = [item for item in items if item.get_closest_marker("xdist_group")]
-    if grouped:
-        rest = [item for item in items if not item.get_closest_marker("xdist_group")]
-        items[:] = grouped + rest
+    """For README's ``pytest -n auto --dist loadgroup`` (pytest-xdist):
+
+    - the tests of a module that share one of its module- or class-scoped fixtures (a
+      subprocess run, an executed notebook, a module built once) are one ``xdist_group``, so
+      one worker computes the fixture once rather than every worker that gets one of them;
+    - grouped tests run first, modules that group themselves (``pytestmark``, as the
+      gradient-coverage check, the suite's longest piece of work) before the rest: started
+      last, a long group leaves one worker finishing it while the other idles.
+    """
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        for name in getattr(info, "names_closure", ()):
+            defs = info.name2fixturedefs.get(name)
+            if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid:
+                item.add_marker(pytest.mark.xdist_group(f"{defs[-1].baseid}::{name}"))
+    def order(item: pytest.Item) -> int:
+        if not item.get_closest_marker("xdist_group"):
+            return 2
+        module_marks = item.parent.own_markers if item.parent is not None else []
+        # a module that groups itself (pytestmark) says it is long: first of all
+        return 0 if any(m.name == "xdist_group" for m in module_marks) else 1
+
+    items.sort(key=order)  # stable: collection order within each rank
 
 
 @pytest.fixture(autouse=True)

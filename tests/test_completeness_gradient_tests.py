@@ -225,7 +225,8 @@ def _test_file_groups() -> list[list[str]]:
 
 
 # Under pytest-xdist (``--dist loadgroup``) the three tests share one worker, so the
-# module-scoped run below happens once.
+# module-scoped run below happens once; a module that groups itself runs first
+# (tests/conftest.py), as this is the suite's longest piece of work.
 pytestmark = pytest.mark.xdist_group("gradient_coverage")
 
 

@@ -5,6 +5,7 @@ Usage::
     python benchmarks/run.py            # full run (a few minutes)
     python benchmarks/run.py --quick    # smaller sizes and fewer repeats (well under a minute)
     python benchmarks/run.py --only matmul --json results.json
+    python benchmarks/run.py --backend cupy   # the GPU workloads (benchmarks/gpu.py)
 
 Every framework runs on ONE thread pinned to one CPU: the script sets OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS to 1 and re-executes itself before NumPy or torch is
@@ -699,11 +700,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--only", help="run only workloads whose name contains this text")
     parser.add_argument("--json", type=Path, help="also write raw timings to this file")
+    parser.add_argument(
+        "--backend",
+        choices=("cpu", "cupy"),
+        default="cpu",
+        help="cupy: the GPU workloads (benchmarks/gpu.py) beside raw CuPy and PyTorch CUDA",
+    )
+    parser.add_argument(
+        "--worker-timeout", type=float, default=300, help="--backend cupy: seconds per framework"
+    )
     parser.add_argument("--worker", choices=OUT_OF_PROCESS, help=argparse.SUPPRESS)
     parser.add_argument("--worker-cpu", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return _worker_main(args.worker, args.worker_cpu)
+    if args.backend == "cupy":
+        import gpu
+
+        forwarded = ["--quick"] if args.quick else []
+        forwarded += ["--only", args.only] if args.only else []
+        forwarded += ["--json", str(args.json)] if args.json else []
+        forwarded += ["--worker-timeout", str(args.worker_timeout)]
+        return gpu.main(forwarded)
 
     cpu = _pin_cpu()
     modules, missing = _import_frameworks()

@@ -1,10 +1,16 @@
 """Test harness: each test starts from a reset engine (every counter at 0), runs inside its
 own scope with the kernel leak detector on, and leaves no variables behind (as TF.js's
-describeWithFlags does)."""
+describeWithFlags does).
+
+``TIDYTENSOR_BACKEND=cupy`` (or any registered backend's name) runs every test on that
+backend: it is made the active backend after each reset. Tests that are specific to another
+backend are skipped, each with its reason, as listed in ``tests/backend_skips/<name>.txt``
+(one ``node id prefix  # reason`` per line)."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -17,9 +23,39 @@ settings.register_profile("tidytensor", derandomize=True, deadline=None)
 settings.load_profile("tidytensor")
 
 
+#: The backend every test runs on (None: the engine's default choice). ``fake-cupy`` runs the
+#: ``'cupy'`` backend on the NumPy stand-in of ``fake_cupy.py`` (to try the GPU backend's
+#: plumbing, host strings and transfers, on a machine without a GPU).
+BACKEND = os.environ.get("TIDYTENSOR_BACKEND") or None
+if BACKEND == "fake-cupy":
+    import sys
+
+    import fake_cupy
+    from tidytensor.backends import cupy_backend
+
+    sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy.build()
+    cupy_backend.register(tf.engine(), force=True)
+    BACKEND = "cupy"
+SKIPS_DIR = Path(__file__).parent / "backend_skips"
+
+
+def backend_skips(name: str) -> list[tuple[str, str]]:
+    """(node id prefix, reason) pairs from ``backend_skips/<name>.txt``."""
+    path = SKIPS_DIR / f"{name}.txt"
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_text().splitlines():
+        entry, _, reason = line.partition("#")
+        if entry.strip():
+            found.append((entry.strip(), reason.strip() or "listed in " + path.name))
+    return found
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
-    """For README's ``pytest -n auto --dist loadgroup`` (pytest-xdist):
+    """Skips for ``TIDYTENSOR_BACKEND`` (``backend_skips/<name>.txt``), and, for README's
+    ``pytest -n auto --dist loadgroup`` (pytest-xdist):
 
     - the tests of a module that share one of its module- or class-scoped fixtures (a
       subprocess run, an executed notebook, a module built once) are one ``xdist_group``, so
@@ -34,6 +70,7 @@ def pytest_collection_modifyitems(config, items):
             defs = info.name2fixturedefs.get(name)
             if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid:
                 item.add_marker(pytest.mark.xdist_group(f"{defs[-1].baseid}::{name}"))
+
     def order(item: pytest.Item) -> int:
         if not item.get_closest_marker("xdist_group"):
             return 2
@@ -42,12 +79,61 @@ def pytest_collection_modifyitems(config, items):
         return 0 if any(m.name == "xdist_group" for m in module_marks) else 1
 
     items.sort(key=order)  # stable: collection order within each rank
+    _skip_for_backend(config, items)
+
+
+def _skip_for_backend(config, items):
+    """Marks the tests that ``backend_skips/<TIDYTENSOR_BACKEND>.txt`` lists as skipped."""
+    if BACKEND is None:
+        return
+    skips = backend_skips(BACKEND)
+    root = Path(str(config.rootpath))
+    for item in items:
+        nodeid = item.nodeid
+        if not nodeid.startswith("tests/"):
+            # Node ids are relative to the rootdir; the list is written from the repository root.
+            nodeid = str(Path(item.path).relative_to(root)) + nodeid[nodeid.find("::") :]
+        for prefix, reason in skips:
+            if nodeid.startswith(prefix):
+                item.add_marker(pytest.mark.skip(reason=f"{BACKEND}: {reason}"))
+                break
+
+
+#: With TIDYTENSOR_OUTCOME_LOG=<file>, every test's outcome is appended to that file as it
+#: finishes ("passed|failed|skipped|error <node id>"), so that a run cut short by a time limit
+#: (the device check) still tells what passed and what failed.
+OUTCOME_LOG = os.environ.get("TIDYTENSOR_OUTCOME_LOG") or None
+
+
+def pytest_runtest_logreport(report):
+    if OUTCOME_LOG is None or os.environ.get("PYTEST_XDIST_WORKER"):  # xdist: the controller
+        return
+    outcome = None
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        outcome = report.outcome
+        if report.when == "setup" and report.failed:
+            outcome = "error"
+    elif report.when == "teardown" and report.failed:
+        outcome = "error"
+    if outcome is not None:
+        first = str(report.longrepr).strip().splitlines()[-1:] if report.failed else []
+        with open(OUTCOME_LOG, "a") as f:
+            f.write(
+                f"{outcome} {report.nodeid}" + (f" :: {first[0][:200]}" if first else "") + "\n"
+            )
+
+
+def _use_backend(engine) -> None:
+    if BACKEND is not None and engine.backend_name != BACKEND:
+        if not engine.set_backend(BACKEND):
+            pytest.fail(f"TIDYTENSOR_BACKEND={BACKEND}: the backend failed to start")
 
 
 @pytest.fixture(autouse=True)
 def _tidytensor_test_scope():
     engine = tf.engine()
     engine.reset()
+    _use_backend(engine)
     engine.check_kernel_leaks = True
     engine.update_mode()
     engine.start_scope("test")

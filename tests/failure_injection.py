@@ -59,11 +59,13 @@ def fail_at_allocation(k: int, exception: type[BaseException] = tf.ResourceExhau
     # Ops that check their result's size before drawing it on the host (zeros, ones,
     # random_normal...) count as an allocation too: the failure is raised there.
     memory_guard.over_limit_error = lambda *args: (
-        exception() if exception is not tf.ResourceExhaustedError
+        exception()
+        if exception is not tf.ResourceExhaustedError
         else tf.ResourceExhaustedError(f"injected failure at allocation {k}")
     )
     engine.memory_limit = 1 << 40  # for the error message only
     engine.state.byte_limit = counter
+    engine.state.check_bytes = counter  # the fresh-buffer check of Engine._make_tensor
     engine._over_budget = over_budget
     # The real message lists the largest live tensors (a scan of the heap): not needed here.
     engine_memory.budget_message = lambda *args: f"injected failure at allocation {k}"
@@ -75,6 +77,7 @@ def fail_at_allocation(k: int, exception: type[BaseException] = tf.ResourceExhau
         del engine._over_budget
         engine.memory_limit = None
         engine.state.byte_limit = math.inf
+        engine._update_check_bytes()
 
 
 def count_allocations(fn) -> int:

@@ -17,8 +17,16 @@ def test_two_directories_with_their_own_conftest_collect_together():
     # Test modules are left out (--ignore-glob) to keep this quick: what failed was the
     # doctest collection of the conftest.py files, which still runs.
     cmd = [
-        sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-        "--ignore-glob=*/test_*.py", "tests/data", "tests/layers",
+        sys.executable,
+        "-m",
+        "pytest",
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--ignore-glob=*/test_*.py",
+        "tests/data",
+        "tests/layers",
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)

@@ -168,11 +168,7 @@ def test_kernel_is_found_in_its_four_places(kernel):
 
 def _source_files_outside(*parts: str) -> list[Path]:
     skip = {SRC / p for p in parts}
-    return sorted(
-        p
-        for p in SRC.rglob("*.py")
-        if not any(d in p.parents for d in skip)
-    )
+    return sorted(p for p in SRC.rglob("*.py") if not any(d in p.parents for d in skip))
 
 
 def test_only_ops_and_gradients_run_tidy_kernels():

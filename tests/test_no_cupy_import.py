@@ -4,7 +4,8 @@ and running an op on the default backend leaves ``cupy`` out of ``sys.modules``.
 The check runs in a fresh interpreter, once as the environment is and once with an
 importable stand-in ``cupy`` package first on the path, so that it can fail even on machines
 without CuPy (a backend probing for CuPy must use ``importlib.util.find_spec``, which does
-not import it).
+not import it). The program runs with ``CUDA_VISIBLE_DEVICES=""``: where a device is
+visible, the ``'cupy'`` backend is the default and importing CuPy is right.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def test_import_and_add_do_not_import_cupy(tmp_path, stand_in):
         (package / "__init__.py").write_text('"""A stand-in: importing it is the failure."""\n')
         paths.insert(0, str(tmp_path))
     env = dict(os.environ)
+    env["CUDA_VISIBLE_DEVICES"] = ""  # no device: the 'cupy' backend is not registered
     env["PYTHONPATH"] = os.pathsep.join(
         paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import config, data, datasets, testing, train, viz
 from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
+from .backends import cupy_backend as _cupy_backend
 from .backends import numpy_backend as _numpy_backend
 from .engine import ENGINE as _ENGINE
 from .errors import (
@@ -20,6 +21,7 @@ from .errors import (
     KernelLeakError,
     KernelNotRegisteredError,
     LeakWarning,
+    MemoryAlertWarning,
     ResourceExhaustedError,
     ShapeError,
     TensorDisposedError,
@@ -59,6 +61,7 @@ fused = _NAMESPACES["fused"]
 Reduction = losses.Reduction
 
 _numpy_backend.register(_ENGINE)
+_cupy_backend.register(_ENGINE)  # only with CuPy and a visible NVIDIA device
 _install_chained()
 
 # The Layers API builds on the ops above.
@@ -114,6 +117,7 @@ __all__ = [
     "ResourceExhaustedError",
     "LeakWarning",
     "Reduction",
+    "MemoryAlertWarning",
     "Optimizer",
     "SGDOptimizer",
     "MomentumOptimizer",

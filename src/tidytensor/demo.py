@@ -382,8 +382,9 @@ def iris_training_demo(epochs: int = 30) -> float:
         reloaded = tf.load_layers_model(directory)
     same = tf.tidy(
         lambda: bool(
-            tf.max(tf.abs(tf.sub(model.predict(x_held_out), reloaded.predict(x_held_out))))
-            .data_sync()[0]
+            tf.max(
+                tf.abs(tf.sub(model.predict(x_held_out), reloaded.predict(x_held_out)))
+            ).data_sync()[0]
             < 1e-6
         )
     )

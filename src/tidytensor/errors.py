@@ -72,3 +72,7 @@ class LeakWarning(UserWarning):
     ``UserWarning`` so that Python's default warning filters show it: one line per creation
     site, with a count, reported at the next safe point (``tf.engine().report_leaks()``, a
     later leak after ``leak_report_interval`` seconds, or interpreter exit)."""
+
+
+class MemoryAlertWarning(UserWarning):
+    """Live tensor memory crossed the level set by ``tf.config.set_memory_alert``."""

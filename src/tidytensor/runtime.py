@@ -9,6 +9,7 @@ from .engine import ENGINE, Engine, MemoryInfo, ProfileInfo
 
 __all__ = [
     "backend",
+    "device",
     "disable_debug_mode",
     "enable_debug_mode",
     "engine",
@@ -55,6 +56,20 @@ def engine() -> Engine:
 def set_backend(name: str) -> bool:
     """Makes ``name`` the active backend; False if it failed to initialize."""
     return ENGINE.set_backend(name)
+
+
+def device(name: Any) -> Any:
+    """``with tf.device('/GPU:0'):`` (or ``'/CPU:0'``, ``'/GPU:1'`` for a second logical GPU):
+    the ops in the block run on that device's backend (``'cpu'``, ``'cupy'``, ``'cupy:1'``),
+    and the previous backend is active again after it. A tensor made elsewhere moves to the
+    backend that uses it, as in TF.js. A GPU that is not here raises ``InvalidArgumentError``
+    unless ``tf.config.set_soft_device_placement(True)`` lets the block run on the CPU.
+
+    >>> with tf.device('/CPU:0'):
+    ...     tf.get_backend()
+    'cpu'
+    """
+    return ENGINE.devices.place(name)
 
 
 def get_backend() -> str | None:

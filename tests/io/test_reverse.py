@@ -55,7 +55,9 @@ def _weight_values(folder, manifest):
     for spec in (w for g in manifest for w in g["weights"]):
         dtype = np.dtype(spec["dtype"]).newbyteorder("<")
         n = int(np.prod(spec["shape"], dtype=np.int64)) * dtype.itemsize
-        values[spec["name"]] = np.frombuffer(data[offset : offset + n], dtype).reshape(spec["shape"])
+        values[spec["name"]] = np.frombuffer(data[offset : offset + n], dtype).reshape(
+            spec["shape"]
+        )
         offset += n
     assert offset == len(data), f"{folder.name}: {len(data) - offset} bytes beyond the manifest"
     return values

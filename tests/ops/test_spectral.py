@@ -20,6 +20,7 @@ from golden_util import assert_matches, check_case, encode, load_cases
 
 CASES = load_cases("spectral")
 
+
 def _params(cases):
     return [pytest.param(c, e, id=c["name"]) for c, e in cases]
 

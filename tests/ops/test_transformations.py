@@ -276,7 +276,9 @@ GRAD_OPS = [
     GradSpec("ensure_shape", lambda x: tf.ensure_shape(x, [2, 3]), [2, 3]),
     GradSpec("expand_dims", lambda x: tf.expand_dims(x, 1), [2, 3]),
     GradSpec("mirror_pad", lambda x: tf.mirror_pad(x, [[1, 1], [2, 1]], "reflect"), [3, 4]),
-    GradSpec("mirror_pad_symmetric", lambda x: tf.mirror_pad(x, [[2, 0], [1, 3]], "symmetric"), [3, 4]),
+    GradSpec(
+        "mirror_pad_symmetric", lambda x: tf.mirror_pad(x, [[2, 0], [1, 3]], "symmetric"), [3, 4]
+    ),
     GradSpec("pad", lambda x: tf.pad(x, [[1, 0], [2, 1]], 5), [2, 3]),
     GradSpec("pad1d", lambda x: tf.pad1d(x, [2, 1]), [3]),
     GradSpec("pad2d", lambda x: tf.pad2d(x, [[0, 1], [1, 1]]), [2, 3]),

@@ -15,6 +15,7 @@ from typing import Any
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
 from ..kernel_registry import KernelConfig, register_kernel
 from . import Backend
+from .xp_compat import errstate
 
 #: The kernel families, one module each under xp_kernels/ (an explicit list, not discovery).
 #: Op families TF.js builds only from other ops' kernels (dropout, moving_average, rnn,
@@ -165,7 +166,7 @@ class ArrayBackend(Backend):
 
     def quiet(self) -> Any:
         """A context in which the array library raises no floating-point warnings."""
-        return self.xp.errstate(all="ignore")
+        return errstate(self.xp, all="ignore")
 
     def count_non_finite(self, data_id: DataId) -> str | None:
         values = data_id.values

@@ -73,6 +73,9 @@ class BackendRegistry:
             return False
         self.backend_name = name
         self._backend = self._registry[name]
+        activate = getattr(self._backend, "activate", None)
+        if activate is not None:  # a GPU backend makes its device and memory pool current
+            activate()
         self._rebuild_kernel_table()
         return True
 

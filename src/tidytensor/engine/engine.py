@@ -29,6 +29,7 @@ from ..dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
 from ..errors import ArgumentTypeError, TidyTensorError
 from ..tensor import Tensor, Variable, disposed_error, new_handle
 from .backend_registry import BackendRegistry
+from .devices import DeviceRegistry
 from .kernel_errors import KernelErrors
 from .memory import MemoryAccounting
 from .profiling import Profiling
@@ -76,6 +77,9 @@ class Engine(
         self._slow = False
         self.check_kernel_leaks = False
         self.memory_limit: int | None = None
+        #: ``tf.config.set_memory_alert``: live buffer bytes at which the alert fires.
+        self.alert_level: float = float("inf")
+        self.alert_callback: Callable[[dict], Any] | None = None
         self.warn_leaks = True
         #: Leaks not reported yet, by creation site: ``[count, bytes]`` (``report_leaks``).
         self._pending_leaks: dict[Any, list[int]] = {}
@@ -87,6 +91,8 @@ class Engine(
         #: Held while the kernel leak detector counts the backend's buffers around a kernel,
         #: and by every other writer of buffers while the detector is on (other threads).
         self._leak_check_lock = threading.RLock()
+        #: TF's device names over the backends, placement blocks and the GPU's settings.
+        self.devices = DeviceRegistry(self)
         kernel_registry.on_change(self._on_kernels_changed)
 
     # ================================================================ tensors
@@ -120,7 +126,7 @@ class Engine(
         if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
             # One in-place add: with the GIL, another thread cannot interleave inside it.
             state.buffer_bytes += data_id.nbytes
-            if state.buffer_bytes > state.byte_limit:
+            if state.buffer_bytes > state.check_bytes:
                 self._over_budget(data_id, shape, dtype)
             state.num_data_buffers += 1
         state.num_tensors += 1
@@ -174,6 +180,8 @@ class Engine(
             if live > state.peak_bytes:
                 state.peak_bytes = live
             state.buffer_bytes = live - data_id.nbytes
+            if state.alert_fired and state.buffer_bytes < self.alert_level:
+                self._rearm_alert()
 
     def dispose(self, container: Any) -> None:
         """Disposes a tensor, a variable, or every tensor in a nested container

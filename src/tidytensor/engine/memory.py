@@ -14,12 +14,14 @@ import gc
 import math
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .. import sites
-from ..errors import LeakWarning, ResourceExhaustedError
+from ..errors import LeakWarning, MemoryAlertWarning, ResourceExhaustedError
 from ..tensor import Tensor
 from .records import LeakedTensor, MemoryInfo
+from .state import current_context
 
 
 class MemoryAccounting:
@@ -44,6 +46,10 @@ class MemoryAccounting:
         and raise (nothing else was counted yet)."""
         state = self.state
         live = state.buffer_bytes
+        if live > self.alert_level and not state.alert_fired:
+            self._fire_alert(data_id, shape, dtype)  # the memory alert's level was crossed
+            if self.memory_limit is None or live <= self.memory_limit:
+                return
         state.buffer_bytes -= data_id.nbytes
         data_id.backend.dispose_data(data_id, True)
         request = data_id.nbytes
@@ -64,8 +70,60 @@ class MemoryAccounting:
         guarded = self.memory_limit is not None
         self.memory_limit = None if limit is None else int(limit)
         self.state.byte_limit = math.inf if limit is None else self.memory_limit
+        self._update_check_bytes()
         if guarded != (limit is not None) and self._backend is not None:
             self._rebuild_kernel_table(setup=False)
+
+    # ================================================================ memory alert
+    def set_memory_alert(
+        self, level: int | None, callback: Callable[[dict], Any] | None = None
+    ) -> None:
+        """A soft threshold: when live tensor buffer bytes cross ``level`` (from at or below it
+        to above it), ``callback(info)`` runs, or a ``MemoryAlertWarning`` is issued without
+        one; once per crossing (it fires again only after live bytes fell below ``level``).
+        ``info`` holds ``level``, ``live_bytes``, ``op`` (the op making the buffer, where
+        known), ``site`` (the user's line), ``shape`` and ``dtype`` of that buffer, and
+        ``backend``. ``None`` turns the alert off. Nothing
+        is refused: this is a warning, not a limit (``set_memory_limit`` is the limit)."""
+        self.alert_level = math.inf if level is None else int(level)
+        self.alert_callback = callback
+        state = self.state
+        state.alert_fired = state.buffer_bytes > self.alert_level
+        self._update_check_bytes()
+
+    def _update_check_bytes(self) -> None:
+        state = self.state
+        armed = self.alert_level if not state.alert_fired else math.inf
+        state.check_bytes = min(state.byte_limit, armed)
+
+    def _fire_alert(self, data_id: Any, shape: tuple, dtype: str) -> None:
+        state = self.state
+        state.alert_fired = True
+        self._update_check_bytes()
+        info = {
+            "level": self.alert_level,
+            "live_bytes": state.buffer_bytes,
+            "op": self._op_name("") or None,
+            "site": sites.format_site(current_context().site or sites.user_site(2)),
+            "shape": list(shape),
+            "dtype": dtype,
+            "backend": getattr(data_id.backend, "name", None),
+        }
+        if self.alert_callback is not None:
+            self.alert_callback(info)
+            return
+        warnings.warn(
+            f"Live tensor memory crossed the alert level of {self.alert_level} bytes: "
+            f"{state.buffer_bytes} bytes when a {dtype} tensor of shape "
+            f"{list(shape)} was made on backend {info['backend']!r} at {info['site']} "
+            "(tf.config.set_memory_alert).",
+            MemoryAlertWarning,
+            stacklevel=4,
+        )
+
+    def _rearm_alert(self) -> None:
+        self.state.alert_fired = False
+        self._update_check_bytes()
 
     @property
     def peak_bytes(self) -> int:
@@ -152,16 +210,24 @@ def budget_message(
         f"{what} would take live tensor memory to {live + request} bytes, past the limit of "
         f"{limit} bytes ({live} bytes are live). {outcome}; free tensors and try again.",
     ]
-    largest = _largest_live_tensors(5, leaked)
-    if largest:
-        lines.append("Largest live tensors:")
-        for t, nbytes in largest:
-            note = " (garbage-collected undisposed)" if isinstance(t, LeakedTensor) else ""
-            lines.append(
-                f"  Tensor {t.id} shape={list(t._shape)} dtype={t.dtype}: {nbytes} bytes, "
-                f"created at {sites.format_site(t._site)}{note}"
-            )
+    lines.extend(largest_live_lines(leaked))
     return "\n".join(lines)
+
+
+def largest_live_lines(leaked: list[LeakedTensor], n: int = 5) -> list[str]:
+    """``Largest live tensors:`` and one line per tensor (id, shape, dtype, bytes, creation
+    site), for out-of-memory errors; no lines when nothing is live."""
+    largest = _largest_live_tensors(n, leaked)
+    if not largest:
+        return []
+    lines = ["Largest live tensors:"]
+    for t, nbytes in largest:
+        note = " (garbage-collected undisposed)" if isinstance(t, LeakedTensor) else ""
+        lines.append(
+            f"  Tensor {t.id} shape={list(t._shape)} dtype={t.dtype}: {nbytes} bytes, "
+            f"created at {sites.format_site(t._site)}{note}"
+        )
+    return lines
 
 
 def _largest_live_tensors(n: int, leaked: list[LeakedTensor]) -> list[tuple[Any, int]]:

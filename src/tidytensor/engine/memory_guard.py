@@ -95,7 +95,11 @@ def over_limit_error(engine: Any, need: Need, op_name: str) -> ResourceExhausted
 
 
 def out_of_host_memory(op_name: str, what: str, exc: BaseException) -> ResourceExhaustedError:
-    """The error for a ``MemoryError`` raised while ``op_name`` allocated ``what``."""
+    """The error for a ``MemoryError`` raised while ``op_name`` allocated ``what`` (a
+    ``ResourceExhaustedError`` already raised, by a GPU backend out of device memory, stays
+    as it is)."""
+    if isinstance(exc, ResourceExhaustedError):
+        return exc
     reason = str(exc) or "no details"
     return ResourceExhaustedError(
         f"'{op_name}' ran out of host memory making {what} (MemoryError: {reason}). The "

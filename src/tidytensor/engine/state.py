@@ -100,6 +100,8 @@ class EngineState:
         "buffer_bytes",
         "peak_bytes",
         "byte_limit",
+        "check_bytes",
+        "alert_fired",
         "leaked",
         "next_scope_id",
         "taping",
@@ -121,6 +123,11 @@ class EngineState:
         self.peak_bytes = 0
         #: buffer_bytes above which a new buffer is refused: the memory limit, or infinity.
         self.byte_limit = math.inf
+        #: buffer_bytes above which a new buffer takes the slow path (``_over_budget``): the
+        #: lower of the memory limit and an armed memory alert's level.
+        self.check_bytes = math.inf
+        #: Whether the memory alert fired and live bytes have not fallen below its level since.
+        self.alert_fired = False
         #: Handles garbage-collected undisposed (TF.js would leak them silently).
         self.leaked: list[LeakedTensor] = []
         self.next_scope_id = 0

@@ -22,8 +22,12 @@ ATANH = "Atanh"  # inputs: x
 ATAN2 = "Atan2"  # inputs: a, b
 AVG_POOL = "AvgPool"  # inputs: x; attrs: filter_size, strides, pad, dim_rounding_mode
 AVG_POOL_GRAD = "AvgPoolGrad"  # inputs: dy, input; attrs: filter_size, strides, pad
-AVG_POOL3D = "AvgPool3D"  # inputs: x; attrs: filter_size, strides, pad, dim_rounding_mode, data_format
-AVG_POOL3D_GRAD = "AvgPool3DGrad"  # inputs: dy, input; attrs: filter_size, strides, pad, dim_rounding_mode
+AVG_POOL3D = (
+    "AvgPool3D"  # inputs: x; attrs: filter_size, strides, pad, dim_rounding_mode, data_format
+)
+AVG_POOL3D_GRAD = (
+    "AvgPool3DGrad"  # inputs: dy, input; attrs: filter_size, strides, pad, dim_rounding_mode
+)
 BATCH_MAT_MUL = "BatchMatMul"  # inputs: a, b; attrs: transpose_a, transpose_b
 BATCH_TO_SPACE_ND = "BatchToSpaceND"  # inputs: x; attrs: block_shape, crops
 BINCOUNT = "Bincount"  # inputs: x, weights; attrs: size
@@ -36,17 +40,25 @@ CLIP_BY_VALUE = "ClipByValue"  # inputs: x; attrs: clip_value_min, clip_value_ma
 COMPLEX = "Complex"  # inputs: real, imag
 COMPLEX_ABS = "ComplexAbs"  # inputs: x
 CONCAT = "Concat"  # inputs: *tensors; attrs: axis
-CONV2D = "Conv2D"  # inputs: x, filter; attrs: strides, pad, data_format, dilations, dim_rounding_mode
+CONV2D = (
+    "Conv2D"  # inputs: x, filter; attrs: strides, pad, data_format, dilations, dim_rounding_mode
+)
 CONV2D_BACKPROP_FILTER = "Conv2DBackpropFilter"  # inputs: x, dy; attrs: strides, pad, data_format, dim_rounding_mode, filter_shape
 CONV2D_BACKPROP_INPUT = "Conv2DBackpropInput"  # inputs: dy, filter; attrs: strides, pad, data_format, dim_rounding_mode, input_shape
 CONV3D = "Conv3D"  # inputs: x, filter; attrs: strides, pad, data_format, dilations
-CONV3D_BACKPROP_FILTER_V2 = "Conv3DBackpropFilterV2"  # inputs: x, dy; attrs: strides, pad, filter_shape
-CONV3D_BACKPROP_INPUT_V2 = "Conv3DBackpropInputV2"  # inputs: dy, filter; attrs: strides, pad, input_shape
+CONV3D_BACKPROP_FILTER_V2 = (
+    "Conv3DBackpropFilterV2"  # inputs: x, dy; attrs: strides, pad, filter_shape
+)
+CONV3D_BACKPROP_INPUT_V2 = (
+    "Conv3DBackpropInputV2"  # inputs: dy, filter; attrs: strides, pad, input_shape
+)
 COS = "Cos"  # inputs: x
 COSH = "Cosh"  # inputs: x
 CUMPROD = "Cumprod"  # inputs: x; attrs: axis, exclusive, reverse
 CUMSUM = "Cumsum"  # inputs: x; attrs: axis, exclusive, reverse
-CROP_AND_RESIZE = "CropAndResize"  # inputs: image, boxes, box_ind; attrs: crop_size, method, extrapolation_value
+CROP_AND_RESIZE = (
+    "CropAndResize"  # inputs: image, boxes, box_ind; attrs: crop_size, method, extrapolation_value
+)
 DENSE_BINCOUNT = "DenseBincount"  # inputs: x, weights; attrs: size, binary_output
 DEPTH_TO_SPACE = "DepthToSpace"  # inputs: x; attrs: block_size, data_format
 DEPTHWISE_CONV2D_NATIVE = "DepthwiseConv2dNative"  # inputs: x, filter; attrs: strides, pad, data_format, dilations, dim_rounding_mode
@@ -71,7 +83,9 @@ FILL = "Fill"  # inputs: (none); attrs: shape, value, dtype
 FLIP_LEFT_RIGHT = "FlipLeftRight"  # inputs: image
 FLOOR = "Floor"  # inputs: x
 FLOOR_DIV = "FloorDiv"  # inputs: a, b
-FUSED_BATCH_NORM = "FusedBatchNorm"  # inputs: x, scale, offset, mean, variance; attrs: variance_epsilon
+FUSED_BATCH_NORM = (
+    "FusedBatchNorm"  # inputs: x, scale, offset, mean, variance; attrs: variance_epsilon
+)
 GATHER_V2 = "GatherV2"  # inputs: x, indices; attrs: axis, batch_dims
 GATHER_ND = "GatherNd"  # inputs: params, indices
 GREATER = "Greater"  # inputs: a, b
@@ -100,10 +114,16 @@ MATRIX_BAND_PART = "MatrixBandPart"  # inputs: input, num_lower, num_upper; attr
 MAX = "Max"  # inputs: x; attrs: reduction_indices, keep_dims
 MAXIMUM = "Maximum"  # inputs: a, b
 MAX_POOL = "MaxPool"  # inputs: x; attrs: filter_size, strides, pad, dim_rounding_mode
-MAX_POOL_GRAD = "MaxPoolGrad"  # inputs: dy, input, output; attrs: filter_size, strides, pad, dim_rounding_mode
-MAX_POOL3D = "MaxPool3D"  # inputs: x; attrs: filter_size, strides, pad, data_format, dim_rounding_mode
+MAX_POOL_GRAD = (
+    "MaxPoolGrad"  # inputs: dy, input, output; attrs: filter_size, strides, pad, dim_rounding_mode
+)
+MAX_POOL3D = (
+    "MaxPool3D"  # inputs: x; attrs: filter_size, strides, pad, data_format, dim_rounding_mode
+)
 MAX_POOL3D_GRAD = "MaxPool3DGrad"  # inputs: dy, input, output; attrs: filter_size, strides, pad, dim_rounding_mode
-MAX_POOL_WITH_ARGMAX = "MaxPoolWithArgmax"  # inputs: x; attrs: filter_size, strides, pad, include_batch_in_index
+MAX_POOL_WITH_ARGMAX = (
+    "MaxPoolWithArgmax"  # inputs: x; attrs: filter_size, strides, pad, include_batch_in_index
+)
 MEAN = "Mean"  # inputs: x; attrs: axis, keep_dims
 MIN = "Min"  # inputs: x; attrs: axis, keep_dims
 MINIMUM = "Minimum"  # inputs: a, b
@@ -132,7 +152,9 @@ REAL = "Real"  # inputs: input
 RECIPROCAL = "Reciprocal"  # inputs: x
 RELU = "Relu"  # inputs: x
 RESHAPE = "Reshape"  # inputs: x; attrs: shape
-RESIZE_NEAREST_NEIGHBOR = "ResizeNearestNeighbor"  # inputs: images; attrs: align_corners, half_pixel_centers, size
+RESIZE_NEAREST_NEIGHBOR = (
+    "ResizeNearestNeighbor"  # inputs: images; attrs: align_corners, half_pixel_centers, size
+)
 RESIZE_NEAREST_NEIGHBOR_GRAD = "ResizeNearestNeighborGrad"  # inputs: images, dy
 RESIZE_BILINEAR = "ResizeBilinear"  # inputs: images; attrs: align_corners, half_pixel_centers, size
 RESIZE_BILINEAR_GRAD = "ResizeBilinearGrad"  # inputs: images, dy
@@ -156,11 +178,15 @@ SUM = "Sum"  # inputs: x; attrs: axis, keep_dims
 SPACE_TO_BATCH_ND = "SpaceToBatchND"  # inputs: x; attrs: block_shape, paddings
 SPLIT_V = "SplitV"  # inputs: x; attrs: num_or_size_splits, axis
 SOFTMAX = "Softmax"  # inputs: logits; attrs: dim
-SPARSE_FILL_EMPTY_ROWS = "SparseFillEmptyRows"  # inputs: indices, values, dense_shape, default_value
+SPARSE_FILL_EMPTY_ROWS = (
+    "SparseFillEmptyRows"  # inputs: indices, values, dense_shape, default_value
+)
 SPARSE_RESHAPE = "SparseReshape"  # inputs: input_indices, input_shape, new_shape
 SPARSE_SEGMENT_MEAN = "SparseSegmentMean"  # inputs: data, indices, segment_ids
 SPARSE_SEGMENT_SUM = "SparseSegmentSum"  # inputs: data, indices, segment_ids
-SPARSE_TO_DENSE = "SparseToDense"  # inputs: sparse_indices, sparse_values, default_value; attrs: output_shape
+SPARSE_TO_DENSE = (
+    "SparseToDense"  # inputs: sparse_indices, sparse_values, default_value; attrs: output_shape
+)
 SQUARED_DIFFERENCE = "SquaredDifference"  # inputs: a, b
 SQUARE = "Square"  # inputs: x
 STATIC_REGEX_REPLACE = "StaticRegexReplace"  # inputs: x; attrs: pattern, rewrite, replace_global

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ... import kernel_names as k
 from ...errors import DTypeError
+from ..xp_compat import errstate
 
 _TWO31 = 2147483648.0
 _TWO32 = 4294967296.0
@@ -64,7 +65,7 @@ def add_n(*tensors, xp):
         return acc != 0
     if len(tensors) == 1:
         return first.copy()
-    with xp.errstate(over="ignore", invalid="ignore"):
+    with errstate(xp, over="ignore", invalid="ignore"):
         out = xp.add(first, tensors[1])
         for t in tensors[2:]:
             if out.ndim:
@@ -93,7 +94,7 @@ def real_div(a, b, *, xp):
         return a / b  # warnings are filtered for kernel modules; see add()
     if kind == "c" or b.dtype.kind == "c":
         raise complex_error("RealDiv")
-    with xp.errstate(divide="ignore", invalid="ignore"):
+    with errstate(xp, divide="ignore", invalid="ignore"):
         return from_double(xp.true_divide(a, b, dtype=xp.float64), a.dtype, xp)
 
 
@@ -104,9 +105,9 @@ def floor_div(a, b, *, xp):
         raise complex_error("FloorDiv")
     if kind == "i" and b.dtype.kind == "i":
         # Exact for int32; x // 0 is 0 and -2**31 // -1 wraps, as ToInt32(Math.floor(a / b)).
-        with xp.errstate(divide="ignore", over="ignore"):
+        with errstate(xp, divide="ignore", over="ignore"):
             return xp.floor_divide(a, b)
-    with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
         q = xp.floor(xp.true_divide(a, b, dtype=xp.float64))
     return to_int32(q, xp)
 
@@ -118,12 +119,12 @@ def mod(a, b, *, xp):
     if kind == "c" or b.dtype.kind == "c":
         raise complex_error("Mod")
     if kind == "i":
-        with xp.errstate(divide="ignore", over="ignore"):
+        with errstate(xp, divide="ignore", over="ignore"):
             return xp.mod(a, b)  # floor modulo; x % 0 is 0 (NaN stored as int32)
     # float32 (and bool: 1 % 1 and 0 % 1 are 0, x % 0 is NaN, all stored as false) in doubles.
     a64 = a.astype(xp.float64)
     b64 = b.astype(xp.float64)
-    with xp.errstate(divide="ignore", invalid="ignore"):
+    with errstate(xp, divide="ignore", invalid="ignore"):
         rem = xp.fmod(a64, b64)
         # A NaN operand gives NaN in either branch.
         out = xp.where((a64 < 0) == (b64 < 0), rem, xp.fmod(rem + b64, b64))
@@ -145,7 +146,7 @@ def minimum(a, b, *, xp):
 def pow_(a, b, *, xp):
     kind = a.dtype.kind
     if kind == "f":
-        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
             # In doubles, rounded once to float32, as TF.js's Math.pow into a Float32Array:
             # NumPy's float32 power is off by an ulp for about a fifth of its inputs.
             out = xp.power(a.astype(xp.float64), b.astype(xp.float64)).astype(a.dtype)
@@ -159,7 +160,7 @@ def pow_(a, b, *, xp):
         return out
     if kind == "c" or b.dtype.kind == "c":
         raise complex_error("Pow")
-    with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
         out = xp.power(a.astype(xp.float64), b.astype(xp.float64))
     return from_double(out, a.dtype, xp)
 
@@ -167,7 +168,7 @@ def pow_(a, b, *, xp):
 def squared_difference(a, b, *, xp):
     kind = a.dtype.kind
     if kind == "f":
-        with xp.errstate(over="ignore", invalid="ignore"):
+        with errstate(xp, over="ignore", invalid="ignore"):
             d = xp.subtract(a, b)
             return xp.multiply(d, d, out=d) if d.ndim else xp.multiply(d, d)
     if kind == "c" or b.dtype.kind == "c":

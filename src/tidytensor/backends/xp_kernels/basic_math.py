@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ... import kernel_names as k
+from ..xp_compat import errstate
 from .arithmetic import complex_error, from_double, to_int32
 
 #: TF.js's constants (``erf_util.ts``, ``selu_util.ts``, the CPU Softplus kernel).
@@ -46,7 +47,7 @@ def _in_double(name, fn, x, xp):
     """Non-float32 input: ``fn`` on float64 values, stored in ``x``'s dtype (complex refused)."""
     if x.dtype.kind == "c":
         raise complex_error(name)
-    with xp.errstate(all="ignore"):
+    with errstate(xp, all="ignore"):
         return from_double(fn(x.astype(xp.float64)), x.dtype, xp)
 
 
@@ -140,7 +141,7 @@ def exp(x, *, xp):
         return xp.exp(x)
     if x.dtype.kind == "c":
         raise complex_error("Exp")
-    with xp.errstate(over="ignore"):
+    with errstate(xp, over="ignore"):
         return xp.exp(x.astype(xp.float64)).astype(xp.float32)
 
 
@@ -149,7 +150,7 @@ def expm1(x, *, xp):
     NumPy's float32 ``expm1`` is not correctly rounded and its last bit differs between
     NumPy versions and SIMD paths (``expm1(1)`` came out an ulp low on one)."""
     if x.dtype.kind == "f":
-        with xp.errstate(over="ignore"):
+        with errstate(xp, over="ignore"):
             return xp.expm1(x.astype(xp.float64)).astype(xp.float32)
     return _in_double("Expm1", xp.expm1, x, xp)
 
@@ -190,7 +191,7 @@ def erf(x, *, xp):
 
     if x.dtype.kind == "c":
         raise complex_error("Erf")
-    with xp.errstate(all="ignore"):
+    with errstate(xp, all="ignore"):
         return from_double(formula(x.astype(xp.float64)), x.dtype, xp)
 
 
@@ -299,7 +300,7 @@ def prelu(x, alpha, *, xp):
             return _pos_plus_neg(x, alpha, xp)
         return xp.where(x < 0, x * alpha, x)
     v, a = x.astype(xp.float64), alpha.astype(xp.float64)
-    with xp.errstate(over="ignore", invalid="ignore"):
+    with errstate(xp, over="ignore", invalid="ignore"):
         return xp.where(v < 0, v * a, v).astype(xp.float32)
 
 

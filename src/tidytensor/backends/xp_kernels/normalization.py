@@ -11,6 +11,7 @@ import math
 
 from ... import kernel_names as k
 from ...errors import DTypeError, InvalidArgumentError
+from ..xp_compat import errstate
 from .arithmetic import complex_error, from_double
 
 
@@ -45,7 +46,7 @@ def fused_batch_norm(*arrays, xp, variance_epsilon=0.001, has_scale=False, has_o
         variance_epsilon = 0.001
     n = x.size
     xv = x.reshape(-1).astype(xp.float64)
-    with xp.errstate(all="ignore"):
+    with errstate(xp, all="ignore"):
         out = (xv - _cycled(mean, n, xp)) * (_cycled(scale, n, xp) if scale is not None else 1.0)
         out = out / xp.sqrt(_cycled(variance, n, xp) + variance_epsilon)
         if offset is not None:
@@ -76,7 +77,7 @@ def lrn(x, *, xp, depth_radius, bias, alpha, beta):
     if x.dtype.kind == "c":
         raise complex_error("LRN")
     xv = x.astype(xp.float64)
-    with xp.errstate(all="ignore"):
+    with errstate(xp, all="ignore"):
         total = _window_sum(xv * xv, depth_radius, xp)
         out = xv * xp.power(bias + alpha * total, -float(beta))
         # TF.js's kernel stores into a Float32Array, also for int32 input (then truncated):
@@ -90,7 +91,7 @@ def lrn_grad(x, y, dy, *, xp, depth_radius, bias, alpha, beta):
     if depth_radius < 0:  # every window is empty
         return from_double(xp.zeros(dy.shape), x.dtype, xp)
     xv, yv, dyv = x.astype(xp.float64), y.astype(xp.float64), dy.astype(xp.float64)
-    with xp.errstate(all="ignore"):
+    with errstate(xp, all="ignore"):
         norm = alpha * _window_sum(xv * xv, depth_radius, xp) + bias
         # d out[c] / d x[k] = -2 alpha beta x[k] y[c] / norm[c] (+ norm[c]^-beta when k == c),
         # summed over every c whose window holds k: the windows are symmetric.

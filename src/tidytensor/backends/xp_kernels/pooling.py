@@ -16,6 +16,7 @@ from ...geometry.conv import (
     either_strides_or_dilations_are_one,
     js_format,
 )
+from ..xp_compat import errstate
 from .arithmetic import from_double
 from .convolution import (
     Scatter,
@@ -66,7 +67,7 @@ def _avg_pool(x, info: ConvInfo, xp, empty_is_zero: bool):
     counts = _valid_counts(info, xp)[None, ..., None].astype(xp.float32)
     if empty_is_zero:
         counts = xp.maximum(counts, 1)
-    with xp.errstate(invalid="ignore", divide="ignore"):
+    with errstate(xp, invalid="ignore", divide="ignore"):
         return total / counts
 
 

@@ -16,6 +16,7 @@ from ...dtypes import NUMPY_DTYPE, STRING
 from ...errors import DTypeError, InvalidArgumentError, ShapeError
 from ...geometry.axes import parse_axis
 from ...geometry.slicing import parse_slice_params, slice_info
+from ..xp_compat import errstate, ufunc_at
 from .transformations import expand_dims
 
 
@@ -35,7 +36,7 @@ def convert_like_typed_array(values, dtype, xp):
     if values.dtype.kind == "c" and dtype != "complex64":
         values = values.real
     if dtype in ("int32", "bool") and values.dtype.kind == "f":
-        with xp.errstate(invalid="ignore"):
+        with errstate(xp, invalid="ignore"):
             values = xp.where(xp.isfinite(values), xp.trunc(values), 0).astype(xp.int64)
     if dtype == "bool":
         return (values.astype(xp.int64) & 255) != 0
@@ -304,9 +305,9 @@ def _scatter(base, indices, updates, shape, sum_duplicates, xp):
     values = updates.reshape(num_updates, slice_size)
     if sum_duplicates:
         if out.dtype == xp.bool_:
-            xp.logical_or.at(out, flat, values)
+            ufunc_at(xp, "logical_or", out, flat, values)
         else:
-            xp.add.at(out, flat, values.astype(out.dtype, copy=False))
+            ufunc_at(xp, "add", out, flat, values.astype(out.dtype, copy=False))
     elif flat.size:
         order = flat[::-1]
         targets, first = xp.unique(order, return_index=True)  # the last update of each slice wins

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import kernel_names as k
 from ...errors import DTypeError, InvalidArgumentError
+from ..xp_compat import ufunc_at
 
 
 def _host(a):
@@ -242,10 +243,10 @@ def _segment_reduce(data, indices, segment_ids, xp, is_mean):
     targets = xp.asarray(seg, dtype=xp.int64)
     if data.dtype == xp.bool_:
         acc = xp.zeros((out_rows, cols), dtype=xp.uint8)  # TF.js's Uint8Array: wraps at 256
-        xp.add.at(acc, targets, gathered.astype(xp.uint8))
+        ufunc_at(xp, "add", acc, targets, gathered.astype(xp.uint8))
     else:
         acc = xp.zeros((out_rows, cols), dtype=data.dtype)
-        xp.add.at(acc, targets, gathered)  # one row at a time, in index order
+        ufunc_at(xp, "add", acc, targets, gathered)  # one row at a time, in index order
     if is_mean:
         counts = xp.zeros((out_rows, 1), dtype=xp.int64)
         for out_index, s, e in segments:

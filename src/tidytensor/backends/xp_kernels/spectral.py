@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
+from ..xp_compat import errstate
 
 
 def _radix2(re, im, inverse, xp):
@@ -42,7 +43,7 @@ def _direct(re, im, inverse, xp):
 def _special_rows(rows, inverse, xp):
     re, im = rows.real.astype(xp.float64), rows.imag.astype(xp.float64)
     n = rows.shape[-1]
-    with xp.errstate(invalid="ignore", over="ignore"):
+    with errstate(xp, invalid="ignore", over="ignore"):
         if n & (n - 1) == 0:
             out_re, out_im = _radix2(re, im, inverse, xp)
         else:
@@ -63,7 +64,7 @@ def _transform(x, xp, inverse):
     if x.size == 0:
         return xp.zeros(x.shape, dtype=xp.complex64)
     wide = x.astype(xp.complex128)
-    with xp.errstate(invalid="ignore", over="ignore"):
+    with errstate(xp, invalid="ignore", over="ignore"):
         out = xp.fft.ifft(wide, axis=-1) if inverse else xp.fft.fft(wide, axis=-1)
         out = out.astype(xp.complex64)
     bad = ~(xp.isfinite(x.real) & xp.isfinite(x.imag)).all(axis=-1)

@@ -9,6 +9,7 @@ from ... import kernel_names as k
 from ...dtypes import NUMPY_DTYPE
 from ...errors import InvalidArgumentError
 from ...geometry.broadcast import assert_and_get_broadcast_shape
+from ..xp_compat import errstate
 
 
 def reshape(inputs, attrs, backend):
@@ -37,7 +38,7 @@ def to_dtype(values, dtype, xp):
     if dtype == "bool":
         return values != 0
     if dtype == "int32" and values.dtype.kind == "f":
-        with xp.errstate(invalid="ignore"):
+        with errstate(xp, invalid="ignore"):
             finite = xp.where(xp.isfinite(values), xp.trunc(values.astype(xp.float64)), 0)
             return xp.remainder(finite, 2.0**32).astype(xp.int64).astype(xp.int32)
     return values.astype(NUMPY_DTYPE[dtype])

@@ -52,6 +52,7 @@ from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inp
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
 
+
 @register_class
 class LayersModel(Trainer, Container):
     """A functional model: a graph of layers from ``inputs`` to ``outputs``

@@ -1,0 +1,178 @@
+"""Convolutions on the GPU: whole-batch implicit GEMMs instead of the CPU's cache-sized chunks.
+
+The CPU kernels (``xp_kernels/convolution.py``, ``conv_gemm.py``) cut a convolution into
+L2-sized bands and many small GEMMs: right for OpenBLAS, thousands of tiny launches on a GPU
+(83 ms for a [32, 64, 64, 64] x 3x3x64 'same' convolution on an H200). CuPy 14 has no cuDNN
+binding, so these kernels make one large cuBLAS GEMM per call:
+
+* forward: the filter taps' strided views of the padded input stacked into columns
+  ``[N * out, taps * Cin]`` (im2col) times the filter ``[taps * Cin, Cout]``; when the columns
+  would take more than ``IM2COL_BYTES``, one GEMM per tap accumulates instead;
+* filter gradient: columns transposed times ``dy`` (or one GEMM per tap);
+* input gradient: ``dy`` times the filter transposed gives every tap's contribution, added
+  back over the taps' strided views (col2im, one strided add per tap).
+
+The geometry (``ConvInfo``), layouts and dtype rules are the CPU kernels', so results match
+them; the tests run these kernels on NumPy and compare.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import kernel_names as k
+from ...geometry.conv import compute_conv2d_info, compute_conv3d_info, convert_data_format
+from ..xp_kernels.convolution import (
+    Scatter,
+    _extents,
+    _region,
+    _store,
+    _tap_view,
+    as_float32,
+    filter_taps,
+    fit_dy,
+    from_channels_last,
+    to_channels_last,
+)
+
+#: Largest im2col column matrix (bytes); above it, one GEMM per filter tap.
+IM2COL_BYTES = 1 << 30
+
+
+def _padded(x, xp, info):
+    starts, ext = _extents(info)
+    return _region(x, xp, starts, ext, 0)
+
+
+def _tap_rows(region, info, tap):
+    """Filter tap ``tap``'s input for every output, as a ``[N * out, Cin]`` matrix."""
+    v = _tap_view(region, info, tap)
+    return v.reshape(-1, v.shape[-1])
+
+
+def _use_im2col(rows: int, taps: int, cin: int, itemsize: int) -> bool:
+    return rows * taps * cin * itemsize <= IM2COL_BYTES
+
+
+def _columns(region, info, xp):
+    """``[N * out, taps * Cin]``: every tap's input for every output, side by side."""
+    views = [_tap_view(region, info, tap) for tap in filter_taps(info)]
+    cols = xp.stack(views, axis=-2)
+    return cols.reshape(-1, len(views) * cols.shape[-1])
+
+
+def gpu_conv_forward(x, w, info, xp):
+    """``x`` [N, *S, Cin] (channels last), ``w`` [*K, Cin, Cout] -> [N, *O, Cout]."""
+    ctype = xp.float64 if x.dtype.kind in "iub" else xp.float32
+    x, w = x.astype(ctype, copy=False), w.astype(ctype, copy=False)
+    n, cin, cout = x.shape[0], w.shape[-2], w.shape[-1]
+    out_shape = (n, *info.out_sizes, cout)
+    if x.size == 0 or w.size == 0 or math.prod(info.out_sizes) == 0:
+        return xp.zeros(out_shape, dtype=ctype)
+    taps = math.prod(info.filter_sizes)
+    rows = n * math.prod(info.out_sizes)
+    region = _padded(x, xp, info)
+    wm = w.reshape(taps * cin, cout)
+    if _use_im2col(rows, taps, cin, x.itemsize):
+        return xp.matmul(_columns(region, info, xp), wm).reshape(out_shape)
+    out = xp.zeros((rows, cout), dtype=ctype)
+    for i, tap in enumerate(filter_taps(info)):
+        out += xp.matmul(_tap_rows(region, info, tap), wm[i * cin : (i + 1) * cin])
+    return out.reshape(out_shape)
+
+
+def gpu_conv_backprop_filter(x, dy, info, xp):
+    """dL/dw: [*K, Cin, Cout]."""
+    x, dy = as_float32(x, xp), as_float32(fit_dy(dy, xp, info), xp)
+    cin, cout = x.shape[-1], dy.shape[-1]
+    taps = math.prod(info.filter_sizes)
+    if not (dy.size and x.size):
+        return xp.zeros((*info.filter_sizes, cin, cout), dtype=xp.float32)
+    region = _padded(x, xp, info)
+    dym = dy.reshape(-1, cout)
+    if _use_im2col(dym.shape[0], taps, cin, 4):
+        dw = xp.matmul(_columns(region, info, xp).T, dym)
+    else:
+        dw = xp.concatenate(
+            [xp.matmul(_tap_rows(region, info, tap).T, dym) for tap in filter_taps(info)]
+        )
+    return dw.reshape(*info.filter_sizes, cin, cout)
+
+
+def gpu_conv_backprop_input(dy, w, info, xp):
+    """dL/dx: each tap's ``dy @ w[tap].T`` added back where that tap read (col2im)."""
+    dy, w = as_float32(fit_dy(dy, xp, info), xp), as_float32(w, xp)
+    cin, cout = w.shape[-2], w.shape[-1]
+    scatter = Scatter(xp, info, cin, xp.float32)
+    if not (dy.size and w.size):
+        return scatter.result()
+    taps = math.prod(info.filter_sizes)
+    block = dy.shape[:-1]
+    dym = dy.reshape(-1, cout)
+    wt = w.reshape(taps, cin, cout)
+    if _use_im2col(dym.shape[0], taps, cin, 4):
+        parts = xp.matmul(dym, wt.reshape(taps * cin, cout).T).reshape(*block, taps, cin)
+        for i, tap in enumerate(filter_taps(info)):
+            scatter.add(info, tap, parts[..., i, :])
+    else:
+        for i, tap in enumerate(filter_taps(info)):
+            scatter.add(info, tap, xp.matmul(dym, wt[i].T).reshape(*block, cin))
+    return scatter.result()
+
+
+def conv2d(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
+    fmt = convert_data_format(data_format)
+    info = compute_conv2d_info(
+        x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
+    )
+    out = gpu_conv_forward(to_channels_last(x, xp, info.channels_last), w, info, xp)
+    return from_channels_last(_store(out, x, xp), xp, info.channels_last)
+
+
+def conv2d_backprop_input(
+    dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None
+):
+    fmt = convert_data_format(data_format)
+    info = compute_conv2d_info(
+        tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt
+    )
+    dx = gpu_conv_backprop_input(to_channels_last(dy, xp, info.channels_last), w, info, xp)
+    return from_channels_last(dx, xp, info.channels_last)
+
+
+def conv2d_backprop_filter(
+    x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None
+):
+    fmt = convert_data_format(data_format)
+    info = compute_conv2d_info(
+        x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt
+    )
+    last = info.channels_last
+    return gpu_conv_backprop_filter(
+        to_channels_last(x, xp, last), to_channels_last(dy, xp, last), info, xp
+    )
+
+
+def conv3d(x, w, *, xp, strides, pad, data_format="NDHWC", dilations=(1, 1, 1)):
+    info = compute_conv3d_info(x.shape, w.shape, strides, dilations, pad)
+    return _store(gpu_conv_forward(x, w, info, xp), x, xp)
+
+
+def conv3d_backprop_input(dy, w, *, xp, strides, pad, input_shape):
+    info = compute_conv3d_info(tuple(input_shape), w.shape, strides, 1, pad)
+    return gpu_conv_backprop_input(dy, w, info, xp)
+
+
+def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
+    info = compute_conv3d_info(x.shape, tuple(filter_shape), strides, 1, pad)
+    return gpu_conv_backprop_filter(x, dy, info, xp)
+
+
+KERNELS = {
+    k.CONV2D: conv2d,
+    k.CONV2D_BACKPROP_INPUT: conv2d_backprop_input,
+    k.CONV2D_BACKPROP_FILTER: conv2d_backprop_filter,
+    k.CONV3D: conv3d,
+    k.CONV3D_BACKPROP_INPUT_V2: conv3d_backprop_input,
+    k.CONV3D_BACKPROP_FILTER_V2: conv3d_backprop_filter,
+}

@@ -1,0 +1,177 @@
+"""The ``'cupy'`` backend and TF 2's GPU memory settings on a real NVIDIA GPU (skipped where
+CuPy or a device is missing; CI checks the same logic on a stand-in: test_gpu_backend.py).
+``scripts/gpu_check.sh`` runs this file on the lent device.
+
+Every test leaves the GPU settings as it found them (growth by default, no fraction, one
+logical GPU) and the pools' cached blocks returned to the device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tidytensor as tf
+from gpu_programs import counting_program, counts
+from tidytensor import config
+from tidytensor import kernel_registry as kr
+from tidytensor.backends import cupy_backend
+from tidytensor.backends.xp_kernels import convolution as cpu_conv
+from tidytensor.errors import ResourceExhaustedError
+
+pytestmark = pytest.mark.skipif(
+    "cupy" not in tf.engine().registered_backends(),
+    reason="needs CuPy and a visible NVIDIA device (the 'cupy' backend is not registered)",
+)
+
+MB = 1024 * 1024
+
+
+@pytest.fixture
+def gpu():
+    """The GPU backend active; afterwards the default settings and one logical GPU again."""
+    engine = tf.engine()
+    assert tf.set_backend("cupy")
+    import cupy
+
+    yield cupy
+    while engine.state.scope_stack:
+        engine.end_scope()
+    settings = engine.devices.gpu
+    settings.memory_growth = settings.memory_fraction = settings.logical_limits = None
+    engine.devices.soft_placement = False
+    if engine.backend_name != "cupy":
+        engine.set_backend("cupy")
+    for name in list(engine.registered_backends()):
+        if name.startswith("cupy:"):
+            engine.remove_backend(name)
+            for c in kr.get_kernels_for_backend(name):
+                kr.unregister_kernel(c.kernel_name, name)
+    for index in [i for i in cupy_backend._GPUS if i > 0]:
+        cupy_backend._GPUS.pop(index).release_cached()
+    settings.changed()
+    cupy_backend._GPUS[0].release_cached()
+
+
+def test_cupy_is_the_default_backend_here():
+    engine = tf.engine()
+    engine.reset()
+    assert tf.tidy(lambda: tf.add(tf.tensor([1.0]), 1).array_sync()) == [2.0]
+    assert tf.get_backend() == "cupy"
+    assert [d.device_type for d in config.list_physical_devices("GPU")][:1] == ["GPU"]
+
+
+def test_buffers_live_on_the_device_and_reads_come_to_the_host(gpu):
+    a = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert isinstance(a.data_id.values, gpu.ndarray)
+    values = a.data_sync()
+    assert type(values) is np.ndarray and values.tolist() == [1.0, 2.0, 3.0, 4.0]
+    s = tf.tensor(["ab", "c"])
+    assert type(s.data_id.values) is np.ndarray  # strings stay on the host
+    assert tf.concat([s, s]).array_sync() == ["ab", "c", "ab", "c"]
+
+
+def test_tensors_move_between_cpu_and_gpu(gpu):
+    with tf.device("/CPU:0"):
+        a = tf.tensor([1.0, 2.0, 3.0])
+        assert type(a.data_id.values) is np.ndarray
+    b = tf.mul(a, 2)  # on the GPU: a moves here
+    assert isinstance(a.data_id.values, gpu.ndarray) and isinstance(b.data_id.values, gpu.ndarray)
+    with tf.device("/CPU:0"):
+        c = tf.add(a, b)
+        assert type(c.data_id.values) is np.ndarray
+    assert c.array_sync() == [3.0, 6.0, 9.0]
+
+
+def test_memory_counts_match_the_cpu(gpu):
+    on_gpu = counting_program()
+    with tf.device("/CPU:0"):
+        assert counting_program() == on_gpu
+
+
+def test_convolution_matches_the_cpu_kernel(gpu):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 16, 16, 8)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 8, 16)).astype(np.float32)
+    want = cpu_conv.conv2d(x, w, xp=np, strides=1, pad="same")
+    got = tf.conv2d(tf.tensor(x), tf.tensor(w), 1, "same").data_sync().reshape(want.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_memory_info_peak_reset_and_release(gpu):
+    config.reset_memory_stats("GPU:0")
+    base = config.get_memory_info("GPU:0")["current"]
+    a = tf.zeros([4 * MB])  # 16 MiB
+    info = config.experimental.get_memory_info("GPU:0")
+    assert info["current"] >= base + 16 * MB and info["peak"] >= info["current"]
+    m = tf.memory()
+    assert m.num_bytes_in_gpu >= 16 * MB and m.num_bytes_in_gpu_reserved >= m.num_bytes_in_gpu
+    a.dispose()
+    info = config.get_memory_info("GPU:0")
+    assert info["current"] < base + 16 * MB <= info["peak"]
+    config.reset_memory_stats("GPU:0")
+    assert config.get_memory_info("GPU:0")["peak"] < base + 16 * MB
+    assert config.experimental.release_cached_memory("GPU:0") >= 16 * MB
+
+
+def test_out_of_memory_is_resource_exhausted_and_the_program_goes_on(gpu):
+    gpu_device = config.list_physical_devices("GPU")[0]
+    config.set_logical_device_configuration(
+        gpu_device, [config.LogicalDeviceConfiguration(memory_limit=64)]
+    )
+    a = tf.ones([10 * MB // 4 * 4])  # 40 MiB of the 64
+    before = counts()
+    with pytest.raises(ResourceExhaustedError) as info:
+        tf.add(a, a)
+    message = str(info.value)
+    assert "Out of memory on GPU:0" in message and "limit of 67108864 bytes" in message
+    assert "Largest live tensors:" in message and "test_gpu_device.py" in message
+    assert counts() == before
+    with pytest.raises(ResourceExhaustedError, match="a new tensor float32"):
+        tf.tensor(np.zeros(10 * MB, dtype=np.float32))
+    assert counts() == before
+    del info
+    a.dispose()
+    b = tf.ones([10 * MB // 4 * 4])
+    assert float(tf.sum(b).array_sync()) == 10 * MB // 4 * 4
+    b.dispose()
+
+
+def test_logical_devices_each_have_a_pool_and_a_limit(gpu):
+    gpu_device = config.list_physical_devices("GPU")[0]
+    config.set_logical_device_configuration(
+        gpu_device,
+        [config.LogicalDeviceConfiguration(256), config.LogicalDeviceConfiguration(128)],
+    )
+    assert len(config.list_logical_devices("GPU")) == 2
+    with tf.device("/GPU:0"):
+        a = tf.ones([MB])
+    with tf.device("/GPU:1"):
+        b = tf.add(a, 1)  # a moves to GPU:1
+        assert tf.get_backend() == "cupy:1"
+        with pytest.raises(ResourceExhaustedError, match="GPU:1"):
+            tf.zeros([64 * MB])  # 256 MiB > 128
+    pools = cupy_backend._GPUS
+    assert pools[0].limit() == 256 * MB and pools[1].limit() == 128 * MB
+    assert config.get_memory_info("GPU:1")["current"] >= 8 * MB
+    assert b.array_sync()[:1] == [2.0]
+
+
+def test_growth_off_reserves_the_budget_and_fraction_limits_the_pool(gpu, monkeypatch):
+    monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
+    gpu_device = config.list_physical_devices("GPU")[0]
+    config.set_logical_device_configuration(
+        gpu_device, [config.LogicalDeviceConfiguration(memory_limit=512)]
+    )
+    config.experimental.set_memory_growth(gpu_device, False)
+    pool = cupy_backend._GPUS[0].pool
+    assert pool.total_bytes() >= 512 * MB - 512  # reserved up front
+    config.experimental.set_memory_growth(gpu_device, True)
+    config.set_logical_device_configuration(
+        gpu_device, [config.LogicalDeviceConfiguration(memory_limit=None)]
+    )
+    config.experimental.set_per_process_memory_fraction(0.05)
+    _free, total = gpu.cuda.Device().mem_info
+    assert abs(pool.get_limit() - int(total * 0.05)) <= 1 << 20
+    monkeypatch.setenv("TF_FORCE_GPU_ALLOW_GROWTH", "false")
+    assert config.get_memory_growth(gpu_device) is False

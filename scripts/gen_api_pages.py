@@ -37,7 +37,7 @@ def _section(qualified: str, value: object) -> list[str]:
 
 
 def reference_pages() -> dict[str, str]:
-    """``{'reference/tf.layers.md': markdown, ...}`` and the index page."""
+    """``{'reference/tf.layers.md': markdown, ...}``, the index page and the navigation."""
     spaces = api_names.namespaces()
     module_ids = {id(m): name for name, m in spaces.items()}
     pages: dict[str, str] = {}
@@ -73,6 +73,10 @@ def reference_pages() -> dict[str, str]:
         summary = _summary(module).split(". ")[0].replace("|", "\\|").replace("\n", " ")
         index.append(f"| [`{namespace}`]({namespace}.md) | {count} | {summary} |")
     pages["reference/index.md"] = "\n".join(index) + "\n"
+    # The site's navigation of the reference (mkdocs-literate-nav reads it): every namespace.
+    pages["reference/SUMMARY.md"] = "".join(
+        ["* [Overview](index.md)\n"] + [f"* [{name}]({name}.md)\n" for name in spaces]
+    )
     return pages
 
 

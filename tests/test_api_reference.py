@@ -83,8 +83,16 @@ def test_every_guide_is_in_the_navigation():
     nav = set(re.findall(r"^  - [^:]+: (\S+\.md)$", config, re.M))
     guides = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert guides <= nav, f"docs pages missing from mkdocs.yml's nav: {sorted(guides - nav)}"
-    assert "reference/index.md" in nav
-    assert all((ROOT / "docs" / page).is_file() for page in nav - {"reference/index.md"})
+    assert all((ROOT / "docs" / page).is_file() for page in nav)
+    assert re.search(r"^  - API reference: reference/$", config, re.M)  # its SUMMARY.md
+
+
+def test_the_reference_navigation_lists_every_namespace():
+    pages = gen_api_pages.reference_pages()
+    summary = pages["reference/SUMMARY.md"].splitlines()
+    assert summary[0] == "* [Overview](index.md)"
+    assert summary[1:] == [f"* [{ns}]({ns}.md)" for ns in api_names.namespaces()]
+    assert all(f"reference/{ns}.md" in pages for ns in api_names.namespaces())
 
 
 def test_doctests_in_docstrings_render_as_code():

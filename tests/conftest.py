@@ -54,31 +54,18 @@ def backend_skips(name: str) -> list[tuple[str, str]]:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
-    """Skips for ``TIDYTENSOR_BACKEND`` (``backend_skips/<name>.txt``), and, for README's
-    ``pytest -n auto --dist loadgroup`` (pytest-xdist):
-
-    - the tests of a module that share one of its module- or class-scoped fixtures (a
-      subprocess run, an executed notebook, a module built once) are one ``xdist_group``, so
-      one worker computes the fixture once rather than every worker that gets one of them;
-    - grouped tests run first, modules that group themselves (``pytestmark``, as the
-      gradient-coverage check, the suite's longest piece of work) before the rest: started
-      last, a long group leaves one worker finishing it while the other idles.
-    """
+    """Skips for ``TIDYTENSOR_BACKEND`` (``backend_skips/<name>.txt``); and, for README's
+    ``pytest -n auto --dist loadgroup`` (pytest-xdist), the tests of a module that share one of
+    its module- or class-scoped fixtures (a subprocess run, an executed notebook, a module
+    built once) become one ``xdist_group``: one worker computes the fixture once, rather than
+    every worker that gets one of those tests. (xdist hands out the largest groups first,
+    then single tests in collection order.)"""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         for name in getattr(info, "names_closure", ()):
             defs = info.name2fixturedefs.get(name)
             if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid:
                 item.add_marker(pytest.mark.xdist_group(f"{defs[-1].baseid}::{name}"))
-
-    def order(item: pytest.Item) -> int:
-        if not item.get_closest_marker("xdist_group"):
-            return 2
-        module_marks = item.parent.own_markers if item.parent is not None else []
-        # a module that groups itself (pytestmark) says it is long: first of all
-        return 0 if any(m.name == "xdist_group" for m in module_marks) else 1
-
-    items.sort(key=order)  # stable: collection order within each rank
     _skip_for_backend(config, items)
 
 

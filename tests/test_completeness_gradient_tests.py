@@ -229,12 +229,8 @@ def _test_file_groups() -> list[list[str]]:
     return [[str(path) for path in group] for group in groups]
 
 
-# Under pytest-xdist (``--dist loadgroup``) the three tests share one worker, so the
-# module-scoped run below happens once; a module that groups itself runs first
-# (tests/conftest.py), as this is the suite's longest piece of work.
-pytestmark = pytest.mark.xdist_group("gradient_coverage")
-
-
+# Under pytest-xdist (``--dist loadgroup``) the three tests that share this module-scoped
+# fixture run on one worker (tests/conftest.py groups them), so the run happens once.
 @pytest.fixture(scope="module")
 def grad_coverage(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("grad_coverage")

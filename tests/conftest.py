@@ -62,9 +62,11 @@ def pytest_collection_modifyitems(config, items):
     then single tests in collection order.)"""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
+        module = item.nodeid.split("::")[0]
         for name in getattr(info, "names_closure", ()):
             defs = info.name2fixturedefs.get(name)
-            if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid:
+            # fixtures of the test's own module only (a conftest's would group a folder)
+            if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid.startswith(module):
                 item.add_marker(pytest.mark.xdist_group(f"{defs[-1].baseid}::{name}"))
     _skip_for_backend(config, items)
 

@@ -2,7 +2,8 @@
 uses ``tf.*`` ops, scopes, optimizers and a model, and finds the types the annotations give.
 ``tf.*``'s ops come from ``from .ops import *``, whose ``__all__`` is built at import time, so
 ``tidytensor/__init__.py`` spells the star imports out under ``TYPE_CHECKING``: without them
-mypy took ``tf.tensor`` for the ``tidytensor.tensor`` module."""
+mypy took ``tf.tensor`` for the ``tidytensor.tensor`` module; and ``@op`` (ops/_op.py) keeps the
+decorated op's signature for type checkers (it returned ``Any``)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ import tidytensor as tf
 
 x: tf.Tensor = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
 ones: tf.Tensor = tf.ones([2, 2])
+total: tf.Tensor = tf.add(x, ones)  # ops keep their signatures through the @op decorator
 y = tf.tidy(lambda: x)
 opt: tf.AdamOptimizer = tf.train.adam(0.01)
 model: tf.Sequential = tf.sequential()
 history: tf.History = model.fit(x, ones, epochs=1, verbose=0)
 reveal_type(tf.tensor)
+reveal_type(tf.add)
 '''
 
 
@@ -56,4 +59,5 @@ def test_mypy_reads_the_annotations(tmp_path):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     out = proc.stdout + proc.stderr
     assert 'Revealed type is "def (values: Any' in out and "tidytensor.tensor.Tensor" in out, out
+    assert 'Revealed type is "def (a: Any, b: Any) -> tidytensor.tensor.Tensor"' in out, out
     assert "error" not in out, out

@@ -31,6 +31,7 @@ opt: tf.AdamOptimizer = tf.train.adam(0.01)
 model: tf.Sequential = tf.sequential()
 model.add(tf.layers.dense(units=2, input_shape=[2]))
 model.add(tf.layers.relu())
+live: int = tf.memory().num_tensors
 history: tf.History = model.fit(x, ones, epochs=1, verbose=0)
 reveal_type(tf.tensor)
 reveal_type(tf.add)

@@ -277,6 +277,14 @@ from workloads_layers import register as _register_layers  # noqa: E402
 
 _register_layers(workload, Workload)
 
+from workloads_kernels import register as _register_kernels  # noqa: E402
+
+_register_kernels(workload, Workload)
+
+from workloads_compiled import register as _register_compiled  # noqa: E402
+
+_register_compiled(workload, Workload)
+
 
 # --------------------------------------------------------------------------------------------
 # Harness
@@ -528,7 +536,8 @@ def run_workload(
                 measurements[fw].seconds.clear()
                 measurements[fw].error = _error_text(exc)[:80]
     in_kernels = None
-    if tt_run is not None and not measurements["tidytensor"].error:
+    # Kernel-level workloads call kernels directly: there is no engine around them to split off.
+    if tt_run is not None and not measurements["tidytensor"].error and wl.group != "kernels":
         tf = modules["tidytensor"]
         in_kernels = statistics.median(kernel_seconds(tf, tt_run) for _ in range(KERNEL_REPEATS))
     return {

@@ -118,11 +118,17 @@ def _use_backend(engine) -> None:
             pytest.fail(f"TIDYTENSOR_BACKEND={BACKEND}: the backend failed to start")
 
 
+#: TIDYTENSOR_RUN_EAGERLY=1 runs every test with tf.config.run_functions_eagerly(True): the
+#: Layers training calls (compiled steps by default) then run op by op, the reference.
+RUN_EAGERLY = os.environ.get("TIDYTENSOR_RUN_EAGERLY") == "1"
+
+
 @pytest.fixture(autouse=True)
 def _tidytensor_test_scope():
     engine = tf.engine()
     engine.reset()
     _use_backend(engine)
+    engine.run_functions_eagerly = RUN_EAGERLY
     engine.check_kernel_leaks = True
     engine.update_mode()
     engine.start_scope("test")

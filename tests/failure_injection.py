@@ -127,3 +127,32 @@ def snapshot(variables: list[tf.Tensor], optimizer: Any) -> tuple:
         bits([t for t in extra if t is not None]),
         memory_counts(),
     )
+
+
+@contextlib.contextmanager
+def fail_at_file_write(k: int, exception: type[BaseException] = OSError):
+    """Inside the block, the k-th file written by ``tidytensor.io.atomic`` (0-based) fails
+    half-way: half its bytes reach the disk, then ``exception`` is raised (an ``OSError`` as a
+    full disk would, or ``KeyboardInterrupt``). Yields the counter (``.asked``: how many
+    files were started)."""
+    from tidytensor.io import atomic
+
+    original = atomic._write_file
+    counter = _FailAt(k)
+
+    def write_file(path, chunks):
+        counter.asked += 1
+        if counter.asked != k + 1:
+            return original(path, chunks)
+        data = b"".join(bytes(c) for c in chunks)
+        with open(path, "xb") as f:
+            f.write(data[: len(data) // 2])
+        if exception is OSError:
+            raise OSError(28, "No space left on device (injected)", path)
+        raise exception()
+
+    atomic._write_file = write_file
+    try:
+        yield counter
+    finally:
+        atomic._write_file = original

@@ -145,6 +145,25 @@ def _set_allocator(allocator: Any = None) -> None:
     _state["allocator"] = allocator or _DEFAULT_POOL.malloc
 
 
+#: Names of the functions the stand-in ``fuse`` ran, in order (tests check the fused path).
+FUSED_CALLS: list[str] = []
+
+
+def fuse(*args: Any, **_: Any) -> Any:
+    """``cupy.fuse``: ``fuse(fn)`` or ``fuse()(fn)``. CuPy compiles ``fn``'s elementwise
+    calls into one kernel with the same results as running them one by one, which is what
+    the stand-in does (on the stand-in's ufuncs, NumPy's), noting each call."""
+
+    def wrap(fn: Any) -> Any:
+        def fused(*arrays: Any) -> Any:
+            FUSED_CALLS.append(fn.__name__)
+            return fn(*arrays)
+
+        return fused
+
+    return wrap(args[0]) if args and callable(args[0]) else wrap
+
+
 def build() -> tuple[types.ModuleType, types.ModuleType]:
     """A fresh ``cupy`` and ``cupyx`` pair."""
     cupy = types.ModuleType("cupy")
@@ -159,6 +178,8 @@ def build() -> tuple[types.ModuleType, types.ModuleType]:
         zeros_like=_made_by(lambda a, **kw: np.zeros_like(np.asarray(a).view(np.ndarray), **kw)),
         ones_like=_made_by(lambda a, **kw: np.ones_like(np.asarray(a).view(np.ndarray), **kw)),
         get_default_memory_pool=lambda: _DEFAULT_POOL,
+        fuse=fuse,
+        asnumpy=lambda a: np.array(a, copy=True).view(np.ndarray),
     )
     cuda = types.SimpleNamespace(
         MemoryPool=MemoryPool,

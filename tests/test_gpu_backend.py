@@ -418,43 +418,6 @@ def test_ufunc_at_goes_through_int32_for_dtypes_cupy_lacks():
 
 # ------------------------------------------------------------------ GPU kernels on NumPy
 
-CONV_CASES = [
-    ((2, 9, 8, 3), (3, 3, 3, 4), (1, 1), "same", (1, 1)),
-    ((2, 9, 8, 3), (3, 3, 3, 4), (2, 2), "valid", (1, 1)),
-    ((1, 9, 8, 2), (3, 2, 2, 3), (1, 1), "same", (2, 2)),
-    ((2, 7, 7, 3), (2, 3, 3, 2), (2, 1), [[0, 0], [1, 2], [0, 1], [0, 0]], (1, 1)),
-    ((2, 5, 5, 3), (1, 1, 3, 6), (1, 1), "valid", (1, 1)),
-]
-
-
-@pytest.mark.parametrize("im2col", [True, False], ids=["im2col", "per-tap"])
-@pytest.mark.parametrize("x_shape, w_shape, strides, pad, dilations", CONV_CASES)
-def test_gpu_conv2d_kernels_match_the_cpu_kernels(
-    monkeypatch, im2col, x_shape, w_shape, strides, pad, dilations
-):
-    if not im2col:
-        monkeypatch.setattr(gpu_conv, "IM2COL_BYTES", 0)
-    rng = np.random.default_rng(7)
-    x = rng.standard_normal(x_shape).astype(np.float32)
-    w = rng.standard_normal(w_shape).astype(np.float32)
-    kw = {"xp": np, "strides": strides, "pad": pad}
-    y = cpu_conv.conv2d(x, w, dilations=dilations, **kw)
-    np.testing.assert_allclose(gpu_conv.conv2d(x, w, dilations=dilations, **kw), y, atol=1e-5)
-    if dilations != (1, 1):
-        return
-    dy = rng.standard_normal(y.shape).astype(np.float32)
-    np.testing.assert_allclose(
-        gpu_conv.conv2d_backprop_input(dy, w, input_shape=x.shape, **kw),
-        cpu_conv.conv2d_backprop_input(dy, w, input_shape=x.shape, **kw),
-        atol=1e-5,
-    )
-    np.testing.assert_allclose(
-        gpu_conv.conv2d_backprop_filter(x, dy, filter_shape=w.shape, **kw),
-        cpu_conv.conv2d_backprop_filter(x, dy, filter_shape=w.shape, **kw),
-        rtol=1e-5,
-        atol=1e-4,
-    )
-
 
 def test_gpu_conv_kernels_nchw_int_and_3d():
     rng = np.random.default_rng(3)

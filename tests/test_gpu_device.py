@@ -16,7 +16,12 @@ from gpu_programs import counting_program, counts
 from tidytensor import config
 from tidytensor import kernel_registry as kr
 from tidytensor.backends import cupy_backend
+from tidytensor.backends.cupy_kernels import convolution as gpu_conv
+from tidytensor.backends.cupy_kernels import fused as gpu_fused
+from tidytensor.backends.cupy_kernels import pooling as gpu_pool
 from tidytensor.backends.xp_kernels import convolution as cpu_conv
+from tidytensor.backends.xp_kernels import fused as cpu_fused
+from tidytensor.backends.xp_kernels import pooling as cpu_pool
 from tidytensor.errors import ResourceExhaustedError
 
 pytestmark = pytest.mark.skipif(
@@ -96,6 +101,81 @@ def test_convolution_matches_the_cpu_kernel(gpu):
     want = cpu_conv.conv2d(x, w, xp=np, strides=1, pad="same")
     got = tf.conv2d(tf.tensor(x), tf.tensor(w), 1, "same").data_sync().reshape(want.shape)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def _same(gpu_fn, cpu_fn, cp, arrays, exact=False, **kw):
+    """``gpu_fn`` on CuPy against ``cpu_fn`` on NumPy (lists of outputs compared one by one)."""
+    got = gpu_fn(*[cp.asarray(a) for a in arrays], xp=cp, **kw)
+    want = cpu_fn(*arrays, xp=np, **kw)
+    pairs = zip(got, want, strict=True) if isinstance(want, list) else [(got, want)]
+    for g, w in pairs:
+        assert isinstance(g, cp.ndarray) and g.dtype == w.dtype, (g.dtype, w.dtype)
+        if exact:
+            np.testing.assert_array_equal(cp.asnumpy(g), w)
+        else:
+            np.testing.assert_allclose(cp.asnumpy(g), w, rtol=1e-4, atol=1e-4)
+
+
+def test_gpu_pooling_kernels_on_cupy_match_the_cpu(gpu):
+    """Never run on a GPU before: as_strided window views, max over several axes, argmax of
+    the moved boolean hits (cupy_kernels/pooling.py)."""
+    rng = np.random.default_rng(8)
+    x = rng.integers(-3, 3, size=(2, 9, 8, 4)).astype(np.float32)
+    x.reshape(-1)[::11] = np.nan
+    x.reshape(-1)[::13] = -np.inf
+    kw = {"filter_size": 3, "strides": 2, "pad": "same"}
+    y = cpu_pool._max_pool(x, cpu_pool.pool2d_grad_info(x.shape, 3, 2, "same"), np)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    _same(gpu_pool.max_pool_grad, cpu_pool.max_pool_grad, gpu, [dy, x, y], exact=True, **kw)
+    _same(gpu_pool.max_pool_with_argmax, cpu_pool.max_pool_with_argmax, gpu, [x], True, **kw)
+    x3 = x[..., None, :].repeat(3, axis=-2)
+    _same(gpu_pool.max_pool3d, cpu_pool.max_pool3d, gpu, [x3], exact=True, **kw)
+    _same(gpu_pool.avg_pool3d, cpu_pool.avg_pool3d, gpu, [x3], **kw)
+    y3 = cpu_pool.max_pool3d(x3, xp=np, **kw)
+    dy3 = rng.standard_normal(y3.shape).astype(np.float32)
+    _same(gpu_pool.max_pool3d_grad, cpu_pool.max_pool3d_grad, gpu, [dy3, x3, y3], True, **kw)
+    got = tf.tidy(lambda: tf.max_pool(tf.tensor(x), 3, 2, "same").array_sync())
+    info = cpu_pool.pool2d_grad_info(x.shape, 3, 2, "same")
+    np.testing.assert_array_equal(np.asarray(got), cpu_pool._max_pool(x, info, np))
+
+
+def test_gpu_depthwise_and_fused_kernels_on_cupy_match_the_cpu(gpu):
+    """Never run on a GPU before: batched matmuls of transposed window views, and the bias +
+    activation epilogue as one cupy.fuse kernel (cupy_kernels/convolution.py, fused.py)."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 12, 10, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 6, 2)).astype(np.float32)
+    kw = {"strides": 1, "pad": "same", "dilations": (2, 2)}
+    _same(gpu_conv.depthwise_conv2d_native, cpu_conv.depthwise_conv2d_native, gpu, [x, w], **kw)
+    dy = rng.standard_normal((2, 12, 10, 12)).astype(np.float32)
+    _same(
+        gpu_conv.depthwise_backprop_input,
+        cpu_conv.depthwise_backprop_input,
+        gpu,
+        [dy, w],
+        input_shape=x.shape,
+        **kw,
+    )
+    _same(
+        gpu_conv.depthwise_backprop_filter,
+        cpu_conv.depthwise_backprop_filter,
+        gpu,
+        [x, dy],
+        filter_shape=w.shape,
+        **kw,
+    )
+    for activation in ("linear", "relu", "relu6", "elu"):
+        bias = (rng.standard_normal(12) * 3).astype(np.float32)
+        attrs = {"strides": 1, "pad": "same", "activation": activation, "has_bias": True}
+        name = "FusedDepthwiseConv2D"
+        _same(gpu_fused.KERNELS[name], cpu_fused.KERNELS[name], gpu, [x, w, bias], **attrs)
+    v = (rng.standard_normal((64, 33)) * 8).astype(np.float32)
+    b = rng.standard_normal(33).astype(np.float32)
+    for activation in gpu_fused.FUSABLE:  # the fused epilogue alone is exact
+        got = gpu_fused.fused_epilogue(gpu, activation)(gpu.asarray(v), gpu.asarray(b))
+        want = cpu_fused.bias_activation(v, b, None, activation, None, np)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(gpu.asnumpy(got), want)
 
 
 def test_memory_info_peak_reset_and_release(gpu):

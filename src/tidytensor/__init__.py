@@ -14,6 +14,7 @@ from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
 from .backends import cupy_backend as _cupy_backend
 from .backends import numpy_backend as _numpy_backend
+from .compiled import Function, function
 from .engine import ENGINE as _ENGINE
 from .errors import (
     ArgumentTypeError,
@@ -91,9 +92,11 @@ _install_chained()
 
 # The Layers API builds on the ops above.
 from . import (  # noqa: E402
+    distribute,  # data-parallel training on Ray (Ray itself is imported on first use)
     io,
     layers,
 )
+from .graph_model import GraphModel, load_graph_model  # noqa: E402
 from .layers import (  # noqa: E402
     constraints,
     initializers,
@@ -101,6 +104,7 @@ from .layers import (  # noqa: E402
     regularizers,
     serialization,
 )
+from .layers.engine import models  # noqa: E402 - tf.models.model_from_json
 from .layers.engine.input_layer import input  # noqa: E402, A004 - TF.js's name
 from .layers.engine.models import Functional, LayersModel, Sequential, model, sequential  # noqa: E402
 from .layers.engine.saving import load_layers_model  # noqa: E402
@@ -133,6 +137,8 @@ __all__ = [
     "string",
     "fused",
     "config",
+    "function",
+    "Function",
     "data",
     "viz",
     "math",
@@ -154,8 +160,11 @@ __all__ = [
     "layers",
     "io",
     "load_layers_model",
+    "load_graph_model",
+    "GraphModel",
     "datasets",
     "callbacks",
+    "distribute",
     "metrics",
     "Callback",
     "CallbackList",
@@ -173,6 +182,7 @@ __all__ = [
     "LayersModel",
     "Sequential",
     "model",
+    "models",
     "sequential",
     "OP_SCOPE_SUFFIX",
     "op",

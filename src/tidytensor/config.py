@@ -26,6 +26,8 @@ __all__ = [
     "set_memory_growth",
     "set_per_process_memory_fraction",
     "set_soft_device_placement",
+    "functions_run_eagerly",
+    "run_functions_eagerly",
     "PhysicalDevice",
     "get_memory_info",
     "get_memory_limit",
@@ -125,6 +127,21 @@ def set_memory_limit(limit_bytes: int | None) -> None:
             f"set_memory_limit() takes a number of bytes >= 0 or None, got {limit_bytes!r}"
         )
     ENGINE.set_memory_limit(limit_bytes)
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """TF 2's ``tf.config.run_functions_eagerly``: True runs every ``tf.function`` (and every
+    compiled training step) op by op, with no trace and no replay; False replays them again."""
+    if not isinstance(run_eagerly, bool):
+        raise InvalidArgumentError(
+            f"run_functions_eagerly() takes True or False, but got {run_eagerly!r}"
+        )
+    ENGINE.run_functions_eagerly = run_eagerly
+
+
+def functions_run_eagerly() -> bool:
+    """Whether ``run_functions_eagerly(True)`` is in effect."""
+    return ENGINE.run_functions_eagerly
 
 
 def get_memory_limit() -> int | None:

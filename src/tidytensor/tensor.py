@@ -267,6 +267,12 @@ class Tensor:
         return self._values(op_name).reshape(-1)[0]
 
 
+def id_mark() -> int:
+    """An id no handle has: every handle made afterwards gets a larger one (``tf.function``'s
+    tracer tells tensors made during a call from those made before)."""
+    return next(_tensor_ids)
+
+
 def new_handle(
     cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
 ) -> Any:

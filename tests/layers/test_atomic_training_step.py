@@ -21,7 +21,11 @@ X = RNG.normal(size=(8, 3)).astype("float32")
 Y = RNG.normal(size=(8, 2)).astype("float32")
 
 
-def make_model(optimizer: str):
+def make_model(optimizer: str, run_eagerly: bool = True):
+    """The model of these tests. The allocation sweeps fail the op-by-op step at each of its
+    allocations (``run_eagerly=True``); a compiled step's replay allocates nothing until its
+    commit, and ``test_compiled_train_on_batch_stopped_at_every_kernel_changes_nothing``
+    stops it at each of its kernels instead."""
     model = L.models.sequential(
         [
             L.dense(units=4, input_shape=[3], activation="relu"),
@@ -33,7 +37,7 @@ def make_model(optimizer: str):
     weights = [tf.tensor(rng.normal(size=w.shape).astype("float32")) for w in model.weights]
     model.set_weights(weights)
     tf.dispose(weights)
-    model.compile(optimizer=optimizer, loss="meanSquaredError")
+    model.compile(optimizer=optimizer, loss="meanSquaredError", run_eagerly=run_eagerly)
     return model
 
 
@@ -145,6 +149,37 @@ def test_fit_stopped_by_a_callback_keeps_the_steps_before(cleanup):
             x, y, epochs=2, batch_size=4, shuffle=False, verbose=0, callbacks={"on_batch_end": stop}
         )
     assert state(model) == states[3]
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam", "rmsprop"])
+def test_compiled_train_on_batch_stopped_at_every_kernel_changes_nothing(optimizer, cleanup):
+    x, y = cleanup(_Disposable(tf.tensor(X))).t, cleanup(_Disposable(tf.tensor(Y))).t
+    reference = cleanup(make_model(optimizer))
+    for _ in range(4):
+        reference.train_on_batch(x, y)
+    model = cleanup(make_model(optimizer, run_eagerly=False))
+    for _ in range(3):  # traced (making the slots), traced again, replayed
+        model.train_on_batch(x, y)
+    (replay,) = model.model.compiled_steps["train"]._cache._entries.values()
+    names = replay.compute.__globals__  # the replay's kernels, by name (F0, F1, R7, ...)
+    kernels = [n for n in names if n[0] in "FRH" and n[1:].isdigit()]
+    assert len(kernels) > 20
+    before, counts, moving = state(model), memory_counts(), bn_moving_stats(model)
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    for name in kernels:
+        original, names[name] = names[name], stop
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                model.train_on_batch(x, y)
+        finally:
+            names[name] = original
+        assert state(model) == before, name
+        assert bn_moving_stats(model) == moving and memory_counts() == counts, name
+    model.train_on_batch(x, y)
+    assert state(model) == state(reference)  # the replay then runs the fourth step as eagerly
 
 
 class _Disposable:

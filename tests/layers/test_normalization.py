@@ -66,7 +66,10 @@ def test_batchnorm_training_without_center_or_scale():
 
 def test_batchnorm_bad_arguments_and_inputs():
     with pytest.raises(LayersValueError, match="BatchNormalization: expected axis to be an int"):
-        M.batch_normalization(axis=[1])
+        M.batch_normalization(axis="1")
+    # Keras 2's [3] is accepted (test_keras_layer_variants.py); several axes are not.
+    with pytest.raises(LayersValueError, match=r"BatchNormalization: axis \[1, 2\] normalizes"):
+        M.batch_normalization(axis=[1, 2])
     with pytest.raises(LayersValueError, match="BatchNormalization: expected momentum"):
         M.batch_normalization(momentum="fast")
     with pytest.raises(LayersValueError, match="BatchNormalization bn_ax: axis 3 is out of range"):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tidytensor as tf
+from tidytensor.optimizers import adam as adam_module
 from tidytensor.optimizers.adam import AdamOptimizer
 
 SHAPES = [(), (3,), (7, 5), (2, 3, 4), (64, 33)]
@@ -117,3 +118,110 @@ def test_fused_kernel_stays_off_while_a_tape_records(monkeypatch):
     dx.dispose()
     opt.dispose()
     x.dispose()
+
+
+def _run_many(fused: bool, steps: int = 4):
+    """Adam steps on variables of several shapes (a scalar, a float32 gradient for a
+    variable of another dtype's shape...) together; returns every value, m and v."""
+    tf.set_kernel_fusion(fused)
+    try:
+        rng = np.random.default_rng(11)
+        names = [f"many{i}" for i in range(len(SHAPES))]
+        xs = [
+            tf.variable(tf.tensor(rng.standard_normal(s).astype(np.float32)), name=n)
+            for s, n in zip(SHAPES, names, strict=True)
+        ]
+        opt = tf.train.adam(0.02, 0.85, 0.97, 1e-7)
+        for step in range(steps):
+            grads = {
+                n: tf.tensor(rng.standard_normal(s).astype(np.float32) * np.float32(3.0**step))
+                for s, n in zip(SHAPES, names, strict=True)
+            }
+            # One variable's gradient broadcasts (not plain): it takes the op-by-op path.
+            grads[names[1]].dispose()
+            grads[names[1]] = tf.scalar(0.25 * (step + 1))
+            opt.apply_gradients(grads)
+            tf.dispose(list(grads.values()))
+        out = [x.numpy() for x in xs] + [w["tensor"].numpy() for w in opt.get_weights()[1:]]
+        for w in opt.get_weights():
+            if w["name"] == "iter":
+                w["tensor"].dispose()
+        opt.dispose()
+        tf.dispose(xs)
+    finally:
+        tf.set_kernel_fusion(True)
+    return out
+
+
+def test_one_flat_update_for_all_variables_is_bit_identical(monkeypatch):
+    """All the variables the fused kernel takes run as one ``TidyAdamUpdate`` per step (one
+    flat update over all of them), with the op-by-op update's bits."""
+    batches = []
+    fused_op = adam_module.adam_update
+
+    def counting(values, *args, **kwargs):
+        batches.append(len(values))
+        return fused_op(values, *args, **kwargs)
+
+    monkeypatch.setattr(adam_module, "adam_update", counting)
+    fused = _run_many(True)
+    assert batches == [4, 4, 4, 4]  # one kernel per step, for the four plain variables
+    plain = _run_many(False)
+    for a, b in zip(fused, plain, strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+def test_flat_kernel_reads_the_parts_it_handed_out_where_they_lie(monkeypatch):
+    """Fed its own outputs back (the variables and moments it wrote), the flat kernel reads
+    them in its last flat output without concatenating them again; anything else (a part
+    replaced, another order) is concatenated; the gradients' products go straight into
+    flat arrays. Bits as variable by variable either way."""
+    from tidytensor.backends.xp_kernels import optimizers as kernels
+
+    rng = np.random.default_rng(4)
+    shapes = [(3, 4), (), (5,)]
+    f32 = np.float32
+    values, grads, ms, vs = (
+        [rng.standard_normal(s).astype(f32) * f32(k) for s in shapes] for k in (1, 1, 0.1, 0.01)
+    )
+    attrs = {"xp": np, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-7, "learning_rate": 0.01}
+    betas = (f32(0.9), f32(0.99))
+    concatenated = []
+    concatenate = np.concatenate
+    monkeypatch.setattr(
+        np,
+        "concatenate",
+        lambda arrays, *a, **k: concatenated.append(len(arrays)) or concatenate(arrays, *a, **k),
+    )
+    n = len(shapes)
+    one = [list(values), list(ms), list(vs)]
+    for step in range(3):
+        if step == 2:  # a part replaced: that group is concatenated again
+            values[1] = values[1].copy()
+            one[0][1] = one[0][1].copy()
+        concatenated.clear()
+        outs = kernels.adam_update(*values, *grads, *ms, *vs, *betas, count=n, **attrs)
+        # Gradients are never concatenated; values and moments only when not the parts.
+        assert concatenated == ([n] * 3 if step == 0 else [n] * (1 if step == 2 else 0))
+        ms, vs, values = outs[:n], outs[n : 2 * n], outs[2 * n :]
+        for i in range(n):  # the reference: one variable at a time
+            one[1][i], one[2][i], one[0][i] = kernels.adam_update(
+                one[0][i], grads[i], one[1][i], one[2][i], *betas, **attrs
+            )
+        for got, want in zip((values, ms, vs), one, strict=True):
+            for a, b in zip(got, want, strict=True):
+                assert a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_flat_update_scratch_is_reused_and_dropped_with_the_buffer_pools():
+    from tidytensor.backends.xp_kernels import optimizers as kernels
+
+    f32 = np.float32
+    arrays = [np.ones(3, f32), np.ones((2, 2), f32)]
+    attrs = {"xp": np, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-7, "learning_rate": 0.01}
+    kernels.adam_update(*arrays * 4, f32(0.9), f32(0.99), count=2, **attrs)
+    first = kernels._scratch(np, 7)
+    assert all(a is b for a, b in zip(first, kernels._scratch(np, 7), strict=True))
+    kernels.clear_buffer_pool()
+    assert all(a is not b for a, b in zip(first, kernels._scratch(np, 7), strict=True))

@@ -91,8 +91,11 @@ class AtomicUpdate:
         interruption_point()
 
     def on_commit(self, action: Callable[[], None]) -> None:
-        """Runs ``action`` (which must not fail) when the update is committed."""
+        """Runs ``action`` (which must not fail) when the update is committed. Inside a
+        ``tf.function`` being traced, its replays run ``action`` at their commit too."""
         self._on_commit.append(action)
+        if ENGINE.tracer is not None:
+            ENGINE.tracer.on_commit_action(action)
 
     def add_slot(
         self,

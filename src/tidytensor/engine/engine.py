@@ -88,6 +88,13 @@ class Engine(
         #: Whether fused kernels may replace TF.js's op-by-op kernels (``may_fuse``).
         self.fuse_kernels = True
         self.track_sites = True
+        #: The ``compiled`` package's tracer while a ``tf.function`` records its first call
+        #: (``compiled/tracing.py``), else None. While set, every kernel call takes the
+        #: watched route, whose ``KernelWatch.finish`` hands it to ``tracer.record_kernel``;
+        #: reads back to Python, variable writes and new variables are reported too.
+        self.tracer: Any = None
+        #: ``tf.config.run_functions_eagerly(True)``: every ``tf.function`` runs op by op.
+        self.run_functions_eagerly = False
         #: Held while the kernel leak detector counts the backend's buffers around a kernel,
         #: and by every other writer of buffers while the detector is on (other threads).
         self._leak_check_lock = threading.RLock()
@@ -109,7 +116,10 @@ class Engine(
             data_id = backend.write(values, shape, dtype)
         if data_id.shape == shape:
             shape = data_id.shape  # one tuple object: kernels compare shapes by identity first
-        return self._make_tensor(data_id, shape, dtype, backend)
+        t = self._make_tensor(data_id, shape, dtype, backend)
+        if self.tracer is not None:  # a constant of a tf.function being traced
+            self.tracer.on_host_tensor(t)
+        return t
 
     def _make_tensor(
         self,
@@ -151,6 +161,8 @@ class Engine(
         return t
 
     def read_sync(self, t: Tensor, op_name: str) -> Any:
+        if self.tracer is not None:
+            self.tracer.on_read(t, op_name)
         data_id = t.data_id
         if data_id.refs <= 0 or not data_id.backend.alive:
             raise disposed_error(t, op_name)
@@ -506,7 +518,7 @@ class Engine(
         """Recomputes whether something watches kernel calls (``_dispatch``'s watch)."""
         state = self.state
         watched = bool(state.profiling or self.check_kernel_leaks or self.debug_mode)
-        self._slow = watched or state.taping > 0
+        self._slow = watched or state.taping > 0 or self.tracer is not None
 
     #: Set by ``engine.recording``: records a kernel call on the active tape.
     record_tape: Callable | None = None

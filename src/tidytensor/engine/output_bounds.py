@@ -543,8 +543,11 @@ def _cross_entropy(inputs: tuple, attrs: dict) -> Need:
 
 
 def _adam(inputs: tuple, attrs: dict) -> Need:
-    n = _size(inputs[0])
-    return Need(tuple(_at_most(n, "float32") for _ in range(3)))
+    count = attrs.get("count", 1)
+    sizes = [_size(t) for t in inputs[:count]]
+    # Several variables: their four inputs laid end to end, and the step's scratch array.
+    scratch = 5 * sum(sizes) * ITEMSIZE["float32"] if count > 1 else 0
+    return Need(tuple(_at_most(n, "float32") for _ in range(3) for n in sizes), scratch)
 
 
 # ============================================================================ data-dependent

@@ -36,6 +36,8 @@ class VariableRegistry:
         elif not isinstance(name, str):
             raise ArgumentTypeError(f"Variable name must be a string, got {type(name).__name__}")
         registered = self.state.registered_variables
+        if self.tracer is not None:  # a tf.function being traced (compiled/tracing.py)
+            self.tracer.on_new_variable(name)
         if name in registered:
             raise VariableExistsError(f"Variable with name {name} was already registered")
         if dtype is not None and dtype != initial_value.dtype:
@@ -82,6 +84,8 @@ class VariableRegistry:
 
     def assign_variable(self, v: Variable, new_value: Tensor) -> None:
         # Validated by Variable.assign; from here nothing can fail.
+        if self.tracer is not None:  # a tf.function being traced (compiled/tracing.py)
+            self.tracer.on_assign(v, new_value)
         if new_value.data_id is v.data_id:
             return  # already aliased: dropping the old handle first would free the buffer
         self.dispose_tensor(v)

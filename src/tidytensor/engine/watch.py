@@ -44,6 +44,9 @@ class KernelWatch:
             self.bytes, self.tensors = state.num_bytes, state.num_tensors
         ctx = current_context()
         ctx.kernel_depth += 1
+        tracer = engine.tracer
+        if tracer is not None:  # kernels this kernel runs are part of it, not traced apart
+            tracer.kernels_running += 1
         start = self.start = _time.perf_counter()
         try:
             if engine.check_kernel_leaks:
@@ -52,6 +55,8 @@ class KernelWatch:
                 out = self.kernel(inputs, attrs)
         finally:
             ctx.kernel_depth -= 1
+            if tracer is not None:
+                tracer.kernels_running -= 1
         if profiling:
             self.elapsed_ms = (_time.perf_counter() - start) * 1000.0
         return out
@@ -79,9 +84,12 @@ class KernelWatch:
         engine = self.engine
         kernel_name = self.kernel_name
         outputs = result if type(result) is list else [result]
+        ctx = current_context()
+        if engine.tracer is not None and engine.tracer.kernels_running == 0:
+            # First: the tape's record below may run kernels (saved clones) that use these.
+            engine.tracer.record_kernel(kernel_name, inputs, result, attrs)
         if engine.debug_mode:
             _check_finite(kernel_name, outputs, inputs, engine._backend)
-        ctx = current_context()
         if ctx.gradient_depth > 0 and ctx.kernel_depth == 0 and engine.record_tape is not None:
             # Before the profile entry: as in TF.js, the kernel's entry comes after those of
             # the Identity clones its gradient saves, and counts them.

@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 LAYERS_MODEL_FORMAT = "layers-model"
+#: The ``format`` of a model.json written by TF.js's converter for a TensorFlow graph.
+GRAPH_MODEL_FORMAT = "graph-model"
 WEIGHT_DTYPES = ("float32", "int32", "bool", "string", "complex64")
 QUANTIZATION_DTYPES = ("uint8", "uint16", "float16")
 #: Bytes per stored value (TF.js's ``DTYPE_VALUE_SIZE_MAP``); strings have no fixed size.
@@ -304,14 +306,16 @@ def check_model_json(obj: Any, source: str) -> None:
             f"(keys found: {', '.join(map(str, list(obj)[:10])) or 'none'})",
         )
     fmt = obj.get("format")
-    if fmt is not None and fmt != LAYERS_MODEL_FORMAT:
-        what = (
-            " (a graph model: TF.js loads it with tf.loadGraphModel)"
-            if fmt == "graph-model"
-            else ""
+    if fmt is not None and fmt not in (LAYERS_MODEL_FORMAT, GRAPH_MODEL_FORMAT):
+        raise _fail(
+            source,
+            f"has format {fmt!r}; a layers model has format 'layers-model', a graph model "
+            "'graph-model'",
         )
-        raise _fail(source, f"has format {fmt!r}{what}; a layers model has format 'layers-model'")
-    if topology is not None:
+    if is_graph_topology(topology) or fmt == GRAPH_MODEL_FORMAT:
+        if not is_graph_topology(topology):
+            raise _fail(source, "is a graph model but its 'modelTopology' has no 'node' list")
+    elif topology is not None:
         check_topology(topology, source)
     if manifest is not None:
         check_weights_manifest(manifest, source)
@@ -320,6 +324,16 @@ def check_model_json(obj: Any, source: str) -> None:
             raise _fail(
                 source, f"'{key}' must be a JSON object, but is a JSON {_json_type(obj[key])}"
             )
+
+
+def is_graph_topology(topology: Any) -> bool:
+    """Whether ``topology`` is a GraphDef (a graph model's ``{'node': [...], ...}``)."""
+    return (
+        isinstance(topology, dict)
+        and isinstance(topology.get("node"), list)
+        and "class_name" not in topology
+        and "model_config" not in topology
+    )
 
 
 def check_topology(topology: Any, source: str) -> None:
@@ -334,7 +348,7 @@ def check_topology(topology: Any, source: str) -> None:
         raise _fail(
             source,
             "holds a graph model (a GraphDef topology with 'node'); tf.load_layers_model loads "
-            "layers models only",
+            "layers models only: load it with tf.load_graph_model",
         )
     inner = topology.get("model_config", topology)
     if not isinstance(inner, dict):

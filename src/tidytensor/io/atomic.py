@@ -37,7 +37,7 @@ except ImportError:  # Windows: no flock, stale temporaries are left alone
 
 from .errors import IOHandlerError
 
-__all__ = ["write_model_dir"]
+__all__ = ["replace_file", "write_model_dir"]
 
 #: Files a TF.js model directory holds (besides those its manifest lists).
 _MODEL_FILE = re.compile(
@@ -248,3 +248,26 @@ def _swap_in(tmp: str, target: str) -> None:
         except OSError:
             pass
     shutil.rmtree(old, ignore_errors=True)
+
+
+def replace_file(target: str, chunks: Iterable[Any]) -> str:
+    """Replaces file ``target`` by ``chunks`` (bytes-like) atomically: they are written to a
+    hidden file next to it, flushed to disk, then renamed over it, so a failure at any point
+    leaves the previous file whole. Returns the absolute path. Raises :class:`IOHandlerError`
+    naming the target."""
+    target = os.path.abspath(target)
+    parent, base = os.path.split(target)
+    tmp = os.path.join(parent, f".{base}.tidytensor-tmp-{uuid.uuid4().hex[:12]}")
+    try:
+        os.makedirs(parent, exist_ok=True)
+        if os.path.isdir(target):
+            raise IsADirectoryError(21, "it is a directory", target)
+        _write_file(tmp, chunks)
+        os.replace(tmp, target)
+        _fsync_dir(parent)
+    except OSError as exc:
+        raise IOHandlerError(f"Cannot write {target}: {exc}") from exc
+    finally:
+        if os.path.lexists(tmp):
+            os.remove(tmp)
+    return target

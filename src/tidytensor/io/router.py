@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import IOHandlerError
+from .errors import IOHandlerError, ModelFormatError
 from .file_system import FileSystemHandler
 from .http import HTTPRequest, is_http_scheme
 from .model_store import store_router
@@ -130,3 +130,16 @@ def get_save_handler(
     if len(handlers) > 1:
         raise IOHandlerError(f"Found more than one ({len(handlers)}) save handlers for URL '{url}'")
     return handlers[0]
+
+
+def resolve_load_handler(path_or_url: Any, **options: Any) -> Any:
+    """The load handler a ``load_*_model`` call gets: for a path or URL, the one handler its
+    routers give (``options`` that are ``None`` left out); any object with ``load()`` as is."""
+    if isinstance(path_or_url, (str, os.PathLike)):
+        return get_load_handler(path_or_url, **{k: v for k, v in options.items() if v is not None})
+    if hasattr(path_or_url, "load"):
+        return path_or_url
+    raise ModelFormatError(
+        "Cannot proceed with model loading because the IOHandler provided does not have the "
+        f"`load` method implemented (got {type(path_or_url).__name__})."
+    )

@@ -17,5 +17,6 @@ from __future__ import annotations
 #: activation ('linear' or 'relu'), has_bias -> y [batch, units]
 DENSE = "TidyDense"
 #: inputs: dy, x, kernel, y (the forward output); attrs: activation, wrt ('x', 'kernel' or
-#: 'bias') -> that input's gradient
+#: 'bias': that input's gradient; 'dy': the activation's gradient ``dy * act'``, which the
+#: gradient works out once and passes to the three with activation 'linear')
 DENSE_GRAD = "TidyDenseGrad"

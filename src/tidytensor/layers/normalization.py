@@ -88,7 +88,8 @@ class BatchNormalization(Layer):
     ``gamma`` and shifts by ``beta``.
 
     Args:
-        axis: the channels axis (default -1).
+        axis: the channels axis (default -1); a list of one axis (``[3]``, as Keras 2 saves
+            it) is accepted too.
         momentum: of the moving mean and variance (default 0.99).
         epsilon: added to the variance (default 1e-3).
         center: learn ``beta`` (default True). scale: learn ``gamma`` (default True).
@@ -122,6 +123,13 @@ class BatchNormalization(Layer):
         super().__init__(**kwargs)
         who = "BatchNormalization"
         self.supports_masking = True
+        if isinstance(axis, (list, tuple)):  # Keras 2 writes [3] once the layer is built
+            if len(axis) != 1:
+                raise LayersValueError(
+                    f"BatchNormalization: axis {list(axis)!r} normalizes over several axes; "
+                    "only one channels axis is supported (an integer, or a list of one)"
+                )
+            axis = axis[0]
         self.axis = -1 if axis is None else axis
         _check_int(self.axis, who, "axis")
         self.momentum = 0.99 if momentum is None else momentum

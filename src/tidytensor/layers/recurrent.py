@@ -10,8 +10,8 @@ LSTMCell, StackedRNNCells, defined in ``recurrent_cells.py``).
 
 Everything TF.js does is here, with its defaults (``glorotNormal`` kernels, ``orthogonal``
 recurrent kernels, ``hardSigmoid`` recurrent activation for GRU and LSTM, ``resetAfter``
-false for GRU) and its semantics: ``return_sequences``, ``return_state``, ``go_backwards``,
-``stateful`` with ``reset_states`` (old states kept while training, as TF.js keeps them for
+false for GRU; Keras's ``reset_after=True`` is supported too) and its semantics:
+``return_sequences``, ``return_state``, ``go_backwards``, ``stateful`` with ``reset_states`` (old states kept while training, as TF.js keeps them for
 backpropagation through time), masks from ``Masking`` or ``Embedding(mask_zero=True)``,
 ``dropout`` / ``recurrent_dropout`` masks generated once per call and kept on the cell, and
 ``get_config`` as TF.js serializes it.
@@ -21,8 +21,8 @@ those cells) whose activations are ``linear``, ``relu``, ``sigmoid``, ``hardSigm
 ``tanh`` (LSTM: not ``hardSigmoid`` for ``activation``) runs the whole sequence as one fused
 kernel (``backends/xp_kernels/recurrent.py``) and its backward pass as one more, computing
 the same values as TF.js's per-step ops. Any other cell (custom cells, stacked cells,
-``ConvLSTM2DCell``, other activations, a ``dropout_func``) runs TF.js's per-step loop,
-:func:`rnn_loop`, op by op.
+``ConvLSTM2DCell``, other activations, a ``dropout_func``, GRU with ``reset_after``) runs
+TF.js's per-step loop, :func:`rnn_loop`, op by op.
 
 ``unroll`` is accepted and ignored, as in TF.js (there is no graph to unroll).
 """
@@ -616,8 +616,8 @@ def _fused_kind(layer: RNN, inputs: Tensor, mask: Any, states: list[Any]) -> Any
     rec = cell.recurrent_activation.get_class_name()
     if rec not in _FUSED:
         return None
-    if kind is GRUCell:
-        return kr.GRU_SEQUENCE if act in _FUSED else None
+    if kind is GRUCell:  # the fused kernel is TF.js's GRU; Keras's reset_after runs per step
+        return kr.GRU_SEQUENCE if act in _FUSED and not cell.reset_after else None
     return kr.LSTM_SEQUENCE if act in _LSTM_ACTIVATIONS else None
 
 

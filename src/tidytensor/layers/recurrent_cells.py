@@ -378,9 +378,14 @@ class GRUCell(_StandardCell):
     ``h' = z * h + (1 - z) * hh``. Kernels ``[input_dim, 3 units]``, gates in the order
     z, r, h.
 
+    With ``reset_after=True`` (Keras 2's and 3's default, which TF.js refuses) the reset gate
+    is applied after the recurrent matmul, ``hh = activation(x W_h + b_h + r * (h U_h +
+    b'_h))``, and the bias is two vectors, ``[2, 3 units]``: the input bias, then the
+    recurrent one (added to ``h U`` for every gate).
+
     Args: as :class:`SimpleRNNCell`, plus ``recurrent_activation`` (default
     ``'hardSigmoid'``), ``implementation`` (stored; TF.js always computes the same way) and
-    ``reset_after`` (only False is supported, as in TF.js). ``activation=None`` means linear.
+    ``reset_after`` (default False, as in TF.js). ``activation=None`` means linear.
     """
 
     class_name = "GRUCell"
@@ -410,8 +415,6 @@ class GRUCell(_StandardCell):
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
-        if reset_after:
-            raise LayersValueError("GRUCell does not support reset_after parameter set to true.")
         self._init_gate_activations(activation, recurrent_activation)
         self._init_common(
             units,
@@ -430,7 +433,31 @@ class GRUCell(_StandardCell):
             dropout_func,
         )
         self.implementation = implementation
+        self.reset_after = bool(reset_after)
         self.state_size = self.units
+
+    def build(self, input_shape: Any) -> None:
+        if not self.reset_after:
+            super().build(input_shape)
+            return
+        input_dim = get_exactly_one_shape(input_shape)[-1]
+        n = self.units * self.GATES
+        self._add_cell_weights([input_dim, n], [self.units, n], [2, n])
+
+    def _call_reset_after(self, x: Tensor, h_prev: Tensor) -> Tensor:
+        """Keras's step with ``reset_after``: ``r`` multiplies ``h U_h + b'_h``."""
+        matrix_x = K.dot(x, self.kernel.read())
+        matrix_inner = K.dot(h_prev, self.recurrent_kernel.read())
+        if self.use_bias:
+            input_bias, recurrent_bias = ops.unstack(self.bias.read(), 0)
+            matrix_x = K.bias_add(matrix_x, input_bias)
+            matrix_inner = K.bias_add(matrix_inner, recurrent_bias)
+        x_z, x_r, x_h = ops.split(matrix_x, 3, matrix_x.rank - 1)
+        recurrent_z, recurrent_r, recurrent_h = ops.split(matrix_inner, 3, matrix_inner.rank - 1)
+        z = self.recurrent_activation.apply(ops.add(x_z, recurrent_z))
+        r = self.recurrent_activation.apply(ops.add(x_r, recurrent_r))
+        hh = self.activation.apply(ops.add(x_h, ops.mul(r, recurrent_h)))
+        return ops.add(ops.mul(z, h_prev), ops.mul(ops.add(1, ops.neg(z)), hh))
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         def body() -> list[Tensor]:
@@ -443,11 +470,17 @@ class GRUCell(_StandardCell):
             self._dropout_masks(x, h_prev, training, 3)
             if 0 < self.dropout < 1:
                 x = ops.mul(x, _mask_of(self.dropout_mask))
+            if 0 < self.recurrent_dropout < 1:
+                h_prev_dropped = ops.mul(h_prev, _mask_of(self.recurrent_dropout_mask))
+            else:
+                h_prev_dropped = h_prev
+            if self.reset_after:
+                h = self._call_reset_after(x, h_prev_dropped)
+                return [h, h]
             matrix_x = K.dot(x, self.kernel.read())
             if self.use_bias:
                 matrix_x = K.bias_add(matrix_x, self.bias.read())
-            if 0 < self.recurrent_dropout < 1:
-                h_prev = ops.mul(h_prev, _mask_of(self.recurrent_dropout_mask))
+            h_prev = h_prev_dropped
             rk = self.recurrent_kernel.read()
             rk1, rk2 = ops.split(rk, [2 * self.units, self.units], rk.rank - 1)
             matrix_inner = K.dot(h_prev, rk1)
@@ -472,7 +505,7 @@ class GRUCell(_StandardCell):
         config.update(self._weights_config())
         config.update(self._regularization_config())
         config["implementation"] = self.implementation
-        config["reset_after"] = False
+        config["reset_after"] = self.reset_after
         return config
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "keep_dims_arg",
     "parse_axis",
     "parse_axis_param",
+    "drawn_per_call",
     "run_kernel",
 ]
 
@@ -97,6 +98,24 @@ def op(fn: F | None = None, *, name: str | None = None, fast_kernel: str | None 
         return wrapper  # type: ignore[return-value]
 
     return decorate(fn) if fn is not None else decorate
+
+
+def drawn_per_call(fn: F) -> F:
+    """Marks an op that draws random values on the host (``random_normal``, ``rand``...).
+
+    Eagerly it is ``fn``. Inside a ``tf.function`` being traced, the tracer records the call
+    itself (``record_host_call``), not the values it drew: every replay calls ``fn`` again, so
+    draws without a seed are fresh each call and seeded ones repeat as they do eagerly.
+    """
+
+    @functools.wraps(fn)
+    def drawing(*args: Any, **kwargs: Any) -> Any:
+        tracer = ENGINE.tracer
+        if tracer is None:
+            return fn(*args, **kwargs)
+        return tracer.record_host_call(fn, args, kwargs)
+
+    return drawing  # type: ignore[return-value]
 
 
 def parse_axis_param(

@@ -38,6 +38,7 @@ from ._op import (
     checked_shape,
     convert_to_tensor,
     describe,
+    drawn_per_call,
     dtype_arg,
     float_arg,
     int_list_arg,
@@ -492,6 +493,7 @@ def diag(x: Any) -> Tensor:
     return run_kernel(k.DIAG, (x,))
 
 
+@drawn_per_call
 @op
 def truncated_normal(
     shape: Any, mean: float = 0, std_dev: float = 1, dtype: str | None = None, seed: Any = None

@@ -2,7 +2,7 @@
 ``kernel_names/optimizers.py``, kernels in ``backends/xp_kernels/optimizers.py``; no
 gradients (an update is never differentiated).
 
-Internal ops, not exported as ``tf.*``: an optimizer calls one per variable when
+Internal ops, not exported as ``tf.*``: Adam calls one for all its variables when
 ``Engine.may_fuse`` allows (float32 tensors of one shape). Their inputs are tensors already,
 so they make no temporaries and run their kernel directly, without an op scope.
 """
@@ -17,10 +17,10 @@ __all__ = ["adam_update"]
 
 
 def adam_update(
-    value: Tensor,
-    gradient: Tensor,
-    m: Tensor,
-    v: Tensor,
+    values: list[Tensor],
+    gradients: list[Tensor],
+    first_moments: list[Tensor],
+    second_moments: list[Tensor],
     acc_beta1: Tensor,
     acc_beta2: Tensor,
     *,
@@ -28,11 +28,20 @@ def adam_update(
     beta2: float,
     epsilon: float,
     learning_rate: float,
-) -> list[Tensor]:
-    """One Adam step of one variable as one ``TidyAdamUpdate`` kernel: returns the new first
-    moment, second moment and value (the caller assigns them)."""
-    return run_kernel(
+) -> tuple[list[Tensor], list[Tensor], list[Tensor]]:
+    """One Adam step of the given variables as one ``TidyAdamUpdate`` kernel (one flat update
+    over all of them): returns their new first moments, second moments and values (the
+    caller assigns them)."""
+    count = len(values)
+    outs = run_kernel(
         ko.ADAM_UPDATE,
-        (value, gradient, m, v, acc_beta1, acc_beta2),
-        {"beta1": beta1, "beta2": beta2, "epsilon": epsilon, "learning_rate": learning_rate},
+        (*values, *gradients, *first_moments, *second_moments, acc_beta1, acc_beta2),
+        {
+            "beta1": beta1,
+            "beta2": beta2,
+            "epsilon": epsilon,
+            "learning_rate": learning_rate,
+            "count": count,
+        },
     )
+    return outs[:count], outs[count : 2 * count], outs[2 * count :]

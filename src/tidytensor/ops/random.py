@@ -25,6 +25,7 @@ from ._op import (
     checked_shape,
     convert_to_tensor,
     describe,
+    drawn_per_call,
     dtype_arg,
     float_arg,
     int_arg,
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 
+@drawn_per_call
 @op
 def random_normal(
     shape: Any, mean: float = 0, std_dev: float = 1, dtype: str | None = None, seed: Any = None
@@ -77,6 +79,7 @@ def random_standard_normal(shape: Any, dtype: str | None = None, seed: Any = Non
     return random_normal(shape, 0, 1, dtype, seed)
 
 
+@drawn_per_call
 @op
 def random_uniform(
     shape: Any, minval: float = 0, maxval: float = 1, dtype: str = "float32", seed: Any = None
@@ -111,6 +114,7 @@ def random_uniform_int(shape: Any, minval: float, maxval: float, seed: Any = Non
     return random_uniform(shape, minval, maxval, INT32, seed)
 
 
+@drawn_per_call
 @op
 def random_gamma(
     shape: Any, alpha: float, beta: float = 1, dtype: str = "float32", seed: Any = None
@@ -183,6 +187,7 @@ def multinomial(
     return reshape(res, [res.size]) if orig_rank == 1 else res
 
 
+@drawn_per_call
 @op
 def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None) -> Tensor:
     """A tensor whose values come from calling ``rand_function()`` once per element.

@@ -12,6 +12,7 @@ from ..ops.basic_math import sqrt, square
 from ..ops.creation import scalar, zeros_like
 from ..ops.optimizers import adam_update
 from ..scopes import dispose, tidy
+from ..tensor import Variable
 from .optimizer import (
     Optimizer,
     OptimizerVariable,
@@ -69,9 +70,11 @@ class AdamOptimizer(Optimizer):
         names = gradient_names(variable_gradients, self.class_name)
 
         def step(update: AtomicUpdate) -> None:
-            # One fused kernel per variable unless someone watches kernels one by one.
+            # One fused kernel for all variables unless someone watches kernels one by one.
             fused = ENGINE.may_fuse()
             one_minus_acc_beta1 = one_minus_acc_beta2 = consts = None
+            # The variables the fused kernel takes, updated together by one flat kernel.
+            batch: list[tuple] = []
             if not fused:
                 one_minus_acc_beta1 = sub(1, self.acc_beta1)
                 one_minus_acc_beta2 = sub(1, self.acc_beta2)
@@ -95,15 +98,17 @@ class AdamOptimizer(Optimizer):
                 gradient = gradient_at(variable_gradients, i, name)
                 if gradient is None:
                     continue
+                if batch and (
+                    isinstance(gradient, Variable) or any(b[0] is variable for b in batch)
+                ):  # a batched variable's new value is read: update the batch first
+                    self._fused_update(update, batch)
                 gradient = update.read(gradient)  # a variable written earlier in this step
                 value = update.read(variable)
                 first_moment = self.accumulated_first_moment[i].variable
                 second_moment = self.accumulated_second_moment[i].variable
                 plain = plain_float32(value, gradient, first_moment, second_moment)
                 if plain and fused:
-                    self._fused_update(
-                        update, variable, value, gradient, first_moment, second_moment
-                    )
+                    batch.append((variable, value, gradient, first_moment, second_moment))
                     continue
                 if one_minus_acc_beta1 is None:  # a variable the fused kernel cannot take
                     one_minus_acc_beta1 = sub(1, self.acc_beta1)
@@ -134,6 +139,8 @@ class AdamOptimizer(Optimizer):
                 update.assign(second_moment, new_second_moment, temporary=True)
                 delta = div(bias_corrected_first, add(sqrt(bias_corrected_second), self.epsilon))
                 update.assign(variable, add(mul(delta, -self.learning_rate), value), temporary=True)
+            if batch:
+                self._fused_update(update, batch)
             update.assign(self.acc_beta1, mul(self.acc_beta1, self.beta1), temporary=True)
             update.assign(self.acc_beta2, mul(self.acc_beta2, self.beta2), temporary=True)
             update.on_commit(self.increment_iterations)
@@ -169,15 +176,18 @@ class AdamOptimizer(Optimizer):
             variable, run(k.ADD, (run(k.MULTIPLY, (delta, neg_lr)), value)), temporary=True
         )
 
-    def _fused_update(self, update, variable, value, gradient, m, v) -> None:
-        """``_update`` as one kernel (``TidyAdamUpdate``): the same arithmetic in the same
-        order and precision, so the same bits, without its eleven temporaries (nor the
-        scalars ``1 - accBeta`` and the constants: the kernel takes them as attributes)."""
-        new_m, new_v, new_value = adam_update(
-            value,
-            gradient,
-            m,
-            v,
+    def _fused_update(self, update, batch: list[tuple]) -> None:
+        """``_update`` for every (variable, value, gradient, m, v) of ``batch`` as one kernel
+        (``TidyAdamUpdate``, one flat update over all of them): the same arithmetic in the
+        same order and precision, so the same bits, without its eleven temporaries per
+        variable (nor the scalars ``1 - accBeta`` and the constants: the kernel takes them as
+        attributes). Empties ``batch``."""
+        variables, values, gradients, ms, vs = zip(*batch, strict=True)
+        new_ms, new_vs, new_values = adam_update(
+            list(values),
+            list(gradients),
+            list(ms),
+            list(vs),
             self.acc_beta1,
             self.acc_beta2,
             beta1=self.beta1,
@@ -185,9 +195,13 @@ class AdamOptimizer(Optimizer):
             epsilon=self.epsilon,
             learning_rate=self.learning_rate,
         )
-        update.assign(m, new_m, temporary=True)
-        update.assign(v, new_v, temporary=True)
-        update.assign(variable, new_value, temporary=True)
+        for variable, m, v, new_m, new_v, new_value in zip(
+            variables, ms, vs, new_ms, new_vs, new_values, strict=True
+        ):
+            update.assign(m, new_m, temporary=True)
+            update.assign(v, new_v, temporary=True)
+            update.assign(variable, new_value, temporary=True)
+        batch.clear()
 
     def dispose(self) -> None:
         self.acc_beta1.dispose()

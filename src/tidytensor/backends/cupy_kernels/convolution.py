@@ -10,7 +10,10 @@ binding, so these kernels make one large cuBLAS GEMM per call:
   would take more than ``IM2COL_BYTES``, one GEMM per tap accumulates instead;
 * filter gradient: columns transposed times ``dy`` (or one GEMM per tap);
 * input gradient: ``dy`` times the filter transposed gives every tap's contribution, added
-  back over the taps' strided views (col2im, one strided add per tap).
+  back over the taps' strided views (col2im, one strided add per tap);
+* depthwise: the same columns per channel, ``[C, N * out, taps]``, in one batched GEMM with
+  the filter ``[C, taps, multiplier]`` (and its two gradients likewise), instead of the CPU's
+  one broadcast multiply-add per tap; above ``IM2COL_BYTES`` the CPU kernels run.
 
 The geometry (``ConvInfo``), layouts and dtype rules are the CPU kernels', so results match
 them; the tests run these kernels on NumPy and compare.
@@ -22,12 +25,14 @@ import math
 
 from ... import kernel_names as k
 from ...geometry.conv import compute_conv2d_info, compute_conv3d_info, convert_data_format
+from ..xp_kernels import convolution as cpu
 from ..xp_kernels.convolution import (
     Scatter,
     _extents,
     _region,
     _store,
     _tap_view,
+    _windows,
     as_float32,
     filter_taps,
     fit_dy,
@@ -168,6 +173,76 @@ def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
     return gpu_conv_backprop_filter(x, dy, info, xp)
 
 
+# ---------------------------------------------------------------------------- depthwise
+def _channel_columns(x, xp, info, dilations):
+    """``[C, N * out, taps]``: each channel's window values for every output."""
+    starts, ext = _extents(info, dilations)
+    win = _windows(_region(x, xp, starts, ext, 0), xp, info, dilations)
+    nd = len(info.out_sizes)
+    order = (1 + 2 * nd, *range(1 + nd), *range(1 + nd, 1 + 2 * nd))
+    return win.transpose(order).reshape(x.shape[-1], -1, math.prod(info.filter_sizes))
+
+
+def _fits(rows: int, info, channels: int) -> bool:
+    return _use_im2col(rows, math.prod(info.filter_sizes), channels, 4)
+
+
+def gpu_depthwise_forward(x, w, info, xp):
+    """``x`` [N, H, W, C], ``w`` [fh, fw, C, M] -> [N, *out, C * M] in float32."""
+    n, c, m = x.shape[0], w.shape[2], w.shape[3]
+    rows = n * math.prod(info.out_sizes)
+    if not (rows and x.size) or not _fits(rows, info, c):
+        return cpu.depthwise_forward(x, w, info, xp)
+    x, w = as_float32(x, xp), as_float32(w, xp)
+    wc = w.reshape(-1, c, m).transpose(1, 0, 2)  # [C, taps, M]
+    out = xp.matmul(_channel_columns(x, xp, info, None), wc)  # [C, rows, M]
+    return out.transpose(1, 0, 2).reshape(n, *info.out_sizes, c * m)
+
+
+def depthwise_conv2d_native(
+    x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None
+):
+    info = cpu.depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
+    return gpu_depthwise_forward(x, w, info, xp)
+
+
+def _depthwise_grad_info(x_shape, w_shape, strides, pad, dilations=(1, 1), dim_rounding_mode=None):
+    return compute_conv2d_info(
+        tuple(x_shape), tuple(w_shape), strides, dilations, pad, dim_rounding_mode, True
+    )
+
+
+def depthwise_backprop_input(dy, w, *, xp, input_shape, **attrs):
+    info = _depthwise_grad_info(input_shape, w.shape, **attrs)
+    c, m = w.shape[2], w.shape[3]
+    rows = info.batch * math.prod(info.out_sizes)
+    if not (rows and w.size) or not _fits(rows, info, c):
+        return cpu.depthwise_backprop_input(dy, w, xp=xp, input_shape=input_shape, **attrs)
+    dy, w = as_float32(fit_dy(dy, xp, info), xp), as_float32(w, xp)
+    ones = [1, 1]  # TF.js's backprop kernels step through the filter without dilation
+    taps = math.prod(info.filter_sizes)
+    dyc = dy.reshape(rows, c, m).transpose(1, 0, 2)  # [C, rows, M]
+    wt = w.reshape(taps, c, m).transpose(1, 2, 0)  # [C, M, taps]
+    parts = xp.matmul(dyc, wt).transpose(1, 2, 0).reshape(*dy.shape[:-1], taps, c)
+    scatter = Scatter(xp, info, c, xp.float32, ones)
+    for i, tap in enumerate(filter_taps(info)):
+        scatter.add(info, tap, parts[..., i, :], ones)
+    return scatter.result()
+
+
+def depthwise_backprop_filter(x, dy, *, xp, filter_shape, **attrs):
+    info = _depthwise_grad_info(x.shape, filter_shape, **attrs)
+    c, m = filter_shape[2], filter_shape[3]
+    rows = info.batch * math.prod(info.out_sizes)
+    if not (rows and x.size) or not _fits(rows, info, c):
+        return cpu.depthwise_backprop_filter(x, dy, xp=xp, filter_shape=filter_shape, **attrs)
+    x, dy = as_float32(x, xp), as_float32(fit_dy(dy, xp, info), xp)
+    cols = _channel_columns(x, xp, info, [1, 1])  # [C, rows, taps]
+    dyc = dy.reshape(rows, c, m).transpose(1, 0, 2)  # [C, rows, M]
+    dw = xp.matmul(cols.transpose(0, 2, 1), dyc)  # [C, taps, M]
+    return dw.transpose(1, 0, 2).reshape(tuple(filter_shape))
+
+
 KERNELS = {
     k.CONV2D: conv2d,
     k.CONV2D_BACKPROP_INPUT: conv2d_backprop_input,
@@ -175,4 +250,7 @@ KERNELS = {
     k.CONV3D: conv3d,
     k.CONV3D_BACKPROP_INPUT_V2: conv3d_backprop_input,
     k.CONV3D_BACKPROP_FILTER_V2: conv3d_backprop_filter,
+    k.DEPTHWISE_CONV2D_NATIVE: depthwise_conv2d_native,
+    k.DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT: depthwise_backprop_input,
+    k.DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER: depthwise_backprop_filter,
 }

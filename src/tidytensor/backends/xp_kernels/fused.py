@@ -61,78 +61,75 @@ def _channel_aligned(v, nchw: bool):
     return v
 
 
-def fused_mat_mul(
-    *arrays,
-    xp,
-    transpose_a=False,
-    transpose_b=False,
-    activation="linear",
-    leakyrelu_alpha=None,
-    has_bias=False,
-    has_prelu=False,
-):
-    bias, alpha = _extras(arrays, has_bias, has_prelu)
-    out = batch_mat_mul(
-        arrays[0], arrays[1], xp=xp, transpose_a=transpose_a, transpose_b=transpose_b
+def _geometry(attrs):
+    """(strides, pad, data_format, dilations, dim_rounding_mode, the epilogue's attrs)."""
+    rest = dict(attrs)
+    return (
+        rest.pop("strides"),
+        rest.pop("pad"),
+        rest.pop("data_format", "NHWC"),
+        rest.pop("dilations", (1, 1)),
+        rest.pop("dim_rounding_mode", None),
+        rest,
     )
+
+
+def bias_activation(out, bias, alpha, activation, leakyrelu_alpha, xp):
+    """The fused kernels' epilogue: ``out + bias``, then the activation."""
     if bias is not None:
         out = out + bias
     return apply_activation(out, activation, alpha, leakyrelu_alpha, xp)
 
 
-def fused_conv2d(
-    *arrays,
-    xp,
-    strides,
-    pad,
-    data_format="NHWC",
-    dilations=(1, 1),
-    dim_rounding_mode=None,
-    activation="linear",
-    leakyrelu_alpha=None,
-    has_bias=False,
-    has_prelu=False,
-):
-    x, w = arrays[0], arrays[1]
-    bias, alpha = _extras(arrays, has_bias, has_prelu)
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
-    )
-    last = info.channels_last
-    out = conv_forward(to_channels_last(x, xp, last), w, info, xp)
-    out = from_channels_last(out.astype(xp.float32, copy=False), xp, last)
-    nchw = not last
-    if bias is not None:
-        out = out + _channel_aligned(bias, nchw)
-    alpha = _channel_aligned(alpha, nchw and activation == "prelu")
-    return apply_activation(out, activation, alpha, leakyrelu_alpha, xp)
+def make_kernels(conv_forward, depthwise_forward, epilogue):
+    """The three fused kernels around a convolution, a depthwise convolution (both
+    ``(x, w, info, xp)``) and an epilogue (``bias_activation``'s signature): the CPU's here,
+    the GPU backend's in ``cupy_kernels/fused.py``."""
+
+    def fused_mat_mul(
+        *arrays,
+        xp,
+        transpose_a=False,
+        transpose_b=False,
+        activation="linear",
+        leakyrelu_alpha=None,
+        has_bias=False,
+        has_prelu=False,
+    ):
+        bias, alpha = _extras(arrays, has_bias, has_prelu)
+        out = batch_mat_mul(
+            arrays[0], arrays[1], xp=xp, transpose_a=transpose_a, transpose_b=transpose_b
+        )
+        return epilogue(out, bias, alpha, activation, leakyrelu_alpha, xp)
+
+    def finish(out, arrays, nchw, xp, activation="linear", leakyrelu_alpha=None, **extras):
+        bias, alpha = _extras(arrays, extras.get("has_bias"), extras.get("has_prelu"))
+        alpha = _channel_aligned(alpha, nchw and activation == "prelu")
+        bias = _channel_aligned(bias, nchw)
+        return epilogue(out, bias, alpha, activation, leakyrelu_alpha, xp)
+
+    def fused_conv2d(*arrays, xp, **attrs):
+        x, w = arrays[0], arrays[1]
+        strides, pad, data_format, dilations, rounding, rest = _geometry(attrs)
+        fmt = convert_data_format(data_format)
+        info = compute_conv2d_info(x.shape, w.shape, strides, dilations, pad, rounding, False, fmt)
+        last = info.channels_last
+        out = conv_forward(to_channels_last(x, xp, last), w, info, xp)
+        out = from_channels_last(out.astype(xp.float32, copy=False), xp, last)
+        return finish(out, arrays, not last, xp, **rest)
+
+    def fused_depthwise_conv2d(*arrays, xp, **attrs):
+        x, w = arrays[0], arrays[1]
+        strides, pad, _, dilations, rounding, rest = _geometry(attrs)
+        info = depthwise_info(x.shape, w.shape, strides, pad, dilations, rounding)
+        out = depthwise_forward(x, w, info, xp)
+        return finish(out, arrays, False, xp, **rest)
+
+    return {
+        k.FUSED_MAT_MUL: fused_mat_mul,
+        k.FUSED_CONV2D: fused_conv2d,
+        k.FUSED_DEPTHWISE_CONV2D: fused_depthwise_conv2d,
+    }
 
 
-def fused_depthwise_conv2d(
-    *arrays,
-    xp,
-    strides,
-    pad,
-    data_format="NHWC",
-    dilations=(1, 1),
-    dim_rounding_mode=None,
-    activation="linear",
-    leakyrelu_alpha=None,
-    has_bias=False,
-    has_prelu=False,
-):
-    x, w = arrays[0], arrays[1]
-    bias, alpha = _extras(arrays, has_bias, has_prelu)
-    info = depthwise_info(x.shape, w.shape, strides, pad, dilations, dim_rounding_mode)
-    out = depthwise_forward(x, w, info, xp)
-    if bias is not None:
-        out = out + bias
-    return apply_activation(out, activation, alpha, leakyrelu_alpha, xp)
-
-
-KERNELS = {
-    k.FUSED_MAT_MUL: fused_mat_mul,
-    k.FUSED_CONV2D: fused_conv2d,
-    k.FUSED_DEPTHWISE_CONV2D: fused_depthwise_conv2d,
-}
+KERNELS = make_kernels(conv_forward, depthwise_forward, bias_activation)

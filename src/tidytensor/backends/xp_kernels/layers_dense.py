@@ -7,7 +7,8 @@ the same values, so its results are the unfused ops' bits:
   activation), written in place into the product's buffer;
 - gradient: Relu's ``dy * step(y)`` (``step`` of the output equals ``step`` of the
   activation's input, NaN included), then BatchMatMul's ``dy @ kernel^T`` or
-  ``x^T @ dy``, or Add's sum of ``dy`` over the batch for the bias.
+  ``x^T @ dy``, or Add's sum of ``dy`` over the batch for the bias (``wrt='dy'``: Relu's
+  gradient alone, which ``gradients/layers_dense.py`` works out once for all three).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def dense(x, kernel, *bias, xp, activation, has_bias):
 def dense_grad(dy, x, kernel, y, *, xp, activation, wrt):
     if activation == "relu":
         dy = multiply(dy, step(y, xp=xp, alpha=0), xp=xp)
+    if wrt == "dy":  # the activation's gradient alone (shared by the inputs' gradients)
+        return dy if activation == "relu" else dy.copy()
     if wrt == "x":
         return batch_mat_mul(dy, kernel, xp=xp, transpose_b=True)
     if wrt == "kernel":

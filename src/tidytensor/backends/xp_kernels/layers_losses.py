@@ -22,31 +22,32 @@ from .reduction import mean, sum_
 __all__ = ["KERNELS"]
 
 
-def _forward(target, output, epsilon, xp):
-    """The forward intermediates: row sums, normalized, clipped, its log."""
+def _forward(output, epsilon, xp):
+    """The forward intermediates the gradient for ``output`` needs: row sums, normalized,
+    clipped (not the log: only the forward pass and the target's gradient take it)."""
     last = output.ndim - 1
     sums = sum_(output, xp=xp, axis=[last], keep_dims=True)
     normalized = real_div(output, sums, xp=xp)
     clipped = clip_by_value(normalized, xp=xp, clip_value_min=epsilon, clip_value_max=1 - epsilon)
-    return sums, normalized, clipped, log(clipped, xp=xp)
+    return sums, normalized, clipped
 
 
 def categorical_crossentropy(target, output, *, xp, epsilon):
-    logs = _forward(target, output, epsilon, xp)[3]
+    logs = log(_forward(output, epsilon, xp)[2], xp=xp)
     return neg(sum_(multiply(target, logs, xp=xp), xp=xp, axis=[output.ndim - 1]), xp=xp)
 
 
 def categorical_crossentropy_grad(dy, target, output, *, xp, epsilon, wrt):
-    sums, normalized, clipped, logs = _forward(target, output, epsilon, xp)
+    sums, normalized, clipped = _forward(output, epsilon, xp)
     # Sum's gradient: dy (negated by Neg's) broadcast back over the last axis.
     d_products = xp.broadcast_to(xp.expand_dims(neg(dy, xp=xp), -1), output.shape)
     if wrt == "target":  # Multiply's gradient for its first input: dy * log(clipped)
-        return multiply(d_products, logs, xp=xp)
+        return multiply(d_products, log(clipped, xp=xp), xp=xp)
     d_logs = multiply(d_products, target, xp=xp)
     d_clipped = real_div(d_logs, clipped, xp=xp)
     f32 = xp.float32
     inside = xp.logical_and(normalized >= f32(epsilon), normalized <= f32(1 - epsilon))
-    d_normalized = xp.where(inside, d_clipped, xp.zeros_like(d_clipped))
+    d_normalized = xp.where(inside, d_clipped, f32(0))
     # RealDiv's gradients: d/d(output) = dy / sums; d/d(sums) = -sum(dy * output) / sums^2.
     d_output = real_div(d_normalized, sums, xp=xp)
     last = output.ndim - 1
@@ -73,7 +74,6 @@ def binary_crossentropy(target, output, *, xp, epsilon):
 
 def binary_crossentropy_grad(dy, target, output, *, xp, epsilon, wrt):
     clipped, complement, odds, logits = _logits(output, epsilon, xp)
-    exps = exp(neg(abs_(logits, xp=xp), xp=xp), xp=xp)
     last = output.ndim - 1
     # Mean's gradient: dy spread over the last axis, divided by its length.
     spread = xp.broadcast_to(xp.expand_dims(dy, -1), output.shape)
@@ -82,6 +82,7 @@ def binary_crossentropy_grad(dy, target, output, *, xp, epsilon, wrt):
     d_product = neg(d_sum, xp=xp)
     if wrt == "target":  # Multiply's gradient for its second input: dy * x
         return multiply(d_product, logits, xp=xp)
+    exps = exp(neg(abs_(logits, xp=xp), xp=xp), xp=xp)
     # log1p(e): dy / (e + 1); exp(-|x|): times its output; then Neg; Abs: times step(x, -1).
     d_exps = real_div(d_sum, add(exps, xp.float32(1), xp=xp), xp=xp)
     d_neg_abs = multiply(d_exps, exps, xp=xp)
@@ -99,7 +100,7 @@ def binary_crossentropy_grad(dy, target, output, *, xp, epsilon, wrt):
     d_clipped = add(d_clipped, neg(d_complement, xp=xp), xp=xp)
     f32 = xp.float32
     inside = xp.logical_and(output >= f32(epsilon), output <= f32(1 - epsilon))
-    return xp.where(inside, d_clipped, xp.zeros_like(d_clipped))
+    return xp.where(inside, d_clipped, f32(0))
 
 
 KERNELS = {

@@ -1,5 +1,6 @@
-"""Fused optimizer updates (``kernel_names/optimizers.py``): one kernel per variable doing
-exactly the elementwise float32 arithmetic of the optimizer's TF.js ops, in their order.
+"""Fused optimizer updates (``kernel_names/optimizers.py``): one kernel for all variables
+doing exactly the elementwise float32 arithmetic of the optimizer's TF.js ops, in their
+order.
 
 Each TF.js op rounds its result to float32, and so does each step here (NumPy float32
 ufuncs with float32 scalar operands), so the results are bit-identical to the unfused ops;
@@ -8,12 +9,113 @@ the steps write into the outputs and one scratch array instead of a new array pe
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 from ...kernel_names import optimizers as ko
 
-__all__ = ["KERNELS"]
+__all__ = ["KERNELS", "clear_buffer_pool"]
 
 
-def adam_update(
+def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
+    """Adam's step of ``count`` variables: ``arrays`` are their values, then their gradients,
+    first and second moments (``count`` of each, variable ``i``'s at ``i`` in each group),
+    then ``accBeta1``, ``accBeta2``; returns the new first moments, second moments, values.
+
+    Several variables run as one flat update: their values and moments laid end to end
+    (read in place when they are the parts the last update handed out), the gradients' two
+    products written straight into flat arrays, the other nine elementwise steps once over
+    all of them (the same float32 operations on every element as variable by variable, so
+    the same bits), each result handed out as its variable's part of the flat output."""
+    *tensors, acc_beta1, acc_beta2 = arrays
+    consts = {"beta1": beta1, "beta2": beta2, "epsilon": epsilon, "learning_rate": learning_rate}
+    if count == 1:
+        return _adam_one(*tensors, acc_beta1, acc_beta2, xp=xp, **consts)
+    values, gradients, ms, vs = (tensors[i * count : (i + 1) * count] for i in range(4))
+    shapes = [a.shape for a in values]
+    c = _constants(acc_beta1, acc_beta2, xp=xp, **consts)
+    # The gradients' two products go straight into flat arrays, one variable at a time (no
+    # copy of the gradients); all the rest runs once over the flat arrays.
+    g_scaled, g_squared = _gradient_terms(gradients, c, xp)
+    outs = _adam_rest(_flat(values, xp), _flat(ms, xp), _flat(vs, xp), g_scaled, g_squared, c, xp)
+    return [part for out in outs for part in _split(out, shapes)]
+
+
+def _gradient_terms(gradients, c, xp):
+    """``g (1 - b1)`` and ``g^2`` of every gradient, laid end to end."""
+    n = sum(g.size for g in gradients)
+    g_scaled, g_squared = _scratch(xp, n)
+    start = 0
+    for g in gradients:
+        flat = xp.reshape(g, (g.size,))
+        end = start + g.size
+        xp.multiply(flat, c[2], out=g_scaled[start:end])
+        xp.square(flat, out=g_squared[start:end])
+        start = end
+    return g_scaled, g_squared
+
+
+_SCRATCH = threading.local()
+
+
+def clear_buffer_pool() -> None:
+    """Drops this thread's scratch arrays (the backend's ``dispose`` calls it)."""
+    _SCRATCH.__dict__.pop("arrays", None)
+
+
+def _scratch(xp, n: int):
+    """Two float32 arrays of ``n`` elements, this thread's, reused from update to update
+    (they never leave the kernel: fresh ones would page-fault on every step)."""
+    key = (id(xp), n)
+    found = getattr(_SCRATCH, "arrays", None)
+    if found is None or found[0] != key:
+        found = _SCRATCH.arrays = (
+            key,
+            xp.empty(n, dtype=xp.float32),
+            xp.empty(n, dtype=xp.float32),
+        )
+    return found[1], found[2]
+
+
+#: id(flat output) -> (a weak reference to it, weak references to the parts handed out).
+_PARTS: dict[int, tuple] = {}
+
+
+def _flat(group, xp):
+    """The arrays of ``group`` laid end to end: when they are exactly the parts an earlier
+    update handed out of one flat output, in order (the variables and moments it wrote,
+    read back on the next step), that output itself, read where it is; else a
+    concatenation."""
+    base = getattr(group[0], "base", None)
+    entry = None if base is None else _PARTS.get(id(base))
+    if entry is not None and entry[0]() is base and len(entry[1]) == len(group):
+        if all(ref() is a for ref, a in zip(entry[1], group, strict=True)):
+            return base
+    return xp.concatenate([xp.ravel(a) for a in group])
+
+
+def _split(flat, shapes):
+    """``flat``'s consecutive parts with the given shapes (views), remembered for ``_flat``."""
+    parts, start = [], 0
+    for shape in shapes:
+        n = 1
+        for d in shape:
+            n *= d
+        parts.append(flat[start : start + n].reshape(shape))
+        start += n
+    if all(getattr(p, "base", None) is flat for p in parts):
+        key = id(flat)
+        try:
+            _PARTS[key] = (
+                weakref.ref(flat, lambda _ref, key=key: _PARTS.pop(key, None)),
+                tuple(weakref.ref(p) for p in parts),
+            )
+        except TypeError:  # an array module whose arrays take no weak references
+            pass
+    return parts
+
+
+def _adam_one(
     value, gradient, m, v, acc_beta1, acc_beta2, *, xp, beta1, beta2, epsilon, learning_rate
 ):
     """``m' = m b1 + g (1 - b1)``; ``v' = v b2 + g^2 (1 - b2)``;
@@ -23,7 +125,7 @@ def adam_update(
     in double precision first, as in JavaScript), and ``1 - accB`` is Sub's float32 result."""
     if not value.shape:  # a scalar variable: one-element arrays (NumPy scalars take no out=)
         arrays = (xp.reshape(a, (1,)) for a in (value, gradient, m, v))
-        outs = adam_update(
+        outs = _adam_one(
             *arrays,
             acc_beta1,
             acc_beta2,
@@ -34,17 +136,41 @@ def adam_update(
             learning_rate=learning_rate,
         )
         return [o.reshape(()) for o in outs]
+    c = _constants(
+        acc_beta1,
+        acc_beta2,
+        xp=xp,
+        beta1=beta1,
+        beta2=beta2,
+        epsilon=epsilon,
+        learning_rate=learning_rate,
+    )
+    return _adam_rest(value, m, v, xp.multiply(gradient, c[2]), xp.square(gradient), c, xp)
+
+
+def _constants(acc_beta1, acc_beta2, *, xp, beta1, beta2, epsilon, learning_rate):
+    """``(1 - accB1, 1 - accB2, 1 - b1, 1 - b2, b1, b2, eps, -lr)`` as float32 scalars."""
     f32 = xp.float32
     one = f32(1)
-    one_minus_acc_beta1 = one - acc_beta1
-    one_minus_acc_beta2 = one - acc_beta2
-    one_minus_beta1, one_minus_beta2 = f32(1 - beta1), f32(1 - beta2)
-    beta1, beta2, epsilon, neg_lr = f32(beta1), f32(beta2), f32(epsilon), f32(-learning_rate)
-    scratch = xp.multiply(gradient, one_minus_beta1)
+    return (
+        one - acc_beta1,
+        one - acc_beta2,
+        f32(1 - beta1),
+        f32(1 - beta2),
+        f32(beta1),
+        f32(beta2),
+        f32(epsilon),
+        f32(-learning_rate),
+    )
+
+
+def _adam_rest(value, m, v, g_scaled, g_squared, c, xp):
+    """The update from ``g (1 - b1)`` and ``g^2`` on (``g_squared`` is used as scratch)."""
+    one_minus_acc_beta1, one_minus_acc_beta2, _, one_minus_beta2, beta1, beta2, epsilon, neg_lr = c
     new_m = xp.multiply(m, beta1)
-    xp.add(new_m, scratch, out=new_m)
+    xp.add(new_m, g_scaled, out=new_m)
     new_v = xp.multiply(v, beta2)
-    xp.square(gradient, out=scratch)
+    scratch = g_squared
     xp.multiply(scratch, one_minus_beta2, out=scratch)
     xp.add(new_v, scratch, out=new_v)
     new_value = xp.divide(new_m, one_minus_acc_beta1)  # bias-corrected first moment

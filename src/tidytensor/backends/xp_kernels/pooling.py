@@ -75,7 +75,10 @@ def _is_identity_pool(info: ConvInfo) -> bool:
     return info.filter_sizes == [1, 1] and list(info.in_shape) == list(info.out_shape)
 
 
-def _pool2d_raw(kind):
+def pool2d_kernel(kind, pool):
+    """The raw ``maxPool``/``avgPool`` kernel around ``pool(arr, info, xp)`` (the GPU kernels
+    pass their own)."""
+
     def kernel(inputs, attrs, backend):
         (x,) = inputs
         xp = backend.xp
@@ -90,14 +93,18 @@ def _pool2d_raw(kind):
         )
         if _is_identity_pool(info):
             return backend.share(x, x._shape)  # TF.js's CPU kernel returns identity(x)
-        arr = backend.array(x)
-        if kind == "max":
-            out = from_double(_max_pool(arr, info, xp), arr.dtype, xp)
-        else:
-            out = from_double(_avg_pool(arr, info, xp, False), arr.dtype, xp)
-        return backend.write_array(out)
+        return backend.write_array(pool(backend.array(x), info, xp))
 
     return kernel
+
+
+def _pool2d_raw(kind):
+    def pool(arr, info, xp):
+        if kind == "max":
+            return from_double(_max_pool(arr, info, xp), arr.dtype, xp)
+        return from_double(_avg_pool(arr, info, xp, False), arr.dtype, xp)
+
+    return pool2d_kernel(kind, pool)
 
 
 def _pool3d_info(x_shape, attrs):
@@ -147,16 +154,23 @@ def _scatter_by_position(dy, idx, info: ConvInfo, xp, codes=None):
     return scatter.result()
 
 
-def max_pool_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
-    info = compute_pool2d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
+def pool2d_grad_info(x_shape, filter_size, strides, pad, dim_rounding_mode=None):
+    return compute_pool2d_info(x_shape, filter_size, strides, 1, pad, dim_rounding_mode)
+
+
+def pool3d_grad_info(x_shape, filter_size, strides, pad, dim_rounding_mode=None):
+    return compute_pool3d_info(x_shape, filter_size, strides, 1, pad, dim_rounding_mode)
+
+
+def max_pool_grad_from(dy, x, xp, info: ConvInfo, positions):
+    """maxPool's dx with ``positions(x, info, xp, last)`` choosing each window's tap."""
     return _scatter_by_position(
-        fit_dy(as_float32(dy, xp), xp, info), _max_positions(x, info, xp, False), info, xp
+        fit_dy(as_float32(dy, xp), xp, info), positions(x, info, xp, False), info, xp
     )
 
 
-def max_pool3d_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
-    info = compute_pool3d_info(x.shape, filter_size, strides, 1, pad, dim_rounding_mode)
-    idx = _max_positions(x, info, xp, True)
+def max_pool3d_grad_from(dy, x, xp, info: ConvInfo, positions):
+    idx = positions(x, info, xp, True)
     fd, fh, fw = info.eff_sizes
     # TF.js stores a 3-D position as d*H*W + r*H + c (H where W belongs) and matches it against
     # d*H*W + r*W + c: decode the stored codes the same way.
@@ -165,6 +179,16 @@ def max_pool3d_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mod
     chosen = xp.where(idx >= 0, stored[xp.maximum(idx, 0)], -1)
     proper = [d * fh * fw + r * fw + c for d, r, c in taps]
     return _scatter_by_position(fit_dy(as_float32(dy, xp), xp, info), chosen, info, xp, proper)
+
+
+def max_pool_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
+    info = pool2d_grad_info(x.shape, filter_size, strides, pad, dim_rounding_mode)
+    return max_pool_grad_from(dy, x, xp, info, _max_positions)
+
+
+def max_pool3d_grad(dy, x, y, *, xp, filter_size, strides, pad, dim_rounding_mode=None):
+    info = pool3d_grad_info(x.shape, filter_size, strides, pad, dim_rounding_mode)
+    return max_pool3d_grad_from(dy, x, xp, info, _max_positions)
 
 
 def _avg_grad(dy, info: ConvInfo, xp):
@@ -187,15 +211,20 @@ def avg_pool3d_grad(dy, x, *, xp, filter_size, strides, pad, dim_rounding_mode=N
     )
 
 
-def max_pool_with_argmax(x, *, xp, filter_size, strides, pad, include_batch_in_index=False):
-    info = compute_pool2d_info(x.shape, filter_size, strides, [1, 1], pad)
-    pooled = from_double(_max_pool(x, info, xp), x.dtype, xp)
-    idx = _max_positions(x, info, xp, False)
+def with_argmax_from(x, info: ConvInfo, xp, pool, positions, include_batch_in_index):
+    """maxPoolWithArgmax from a max ``pool(x, info, xp)`` and its tap ``positions``."""
+    pooled = from_double(pool(x, info, xp), x.dtype, xp)
+    idx = positions(x, info, xp, False)
     # Flatten each chosen tap to an index into the input.
     tap_r, tap_c = xp.divmod(xp.maximum(idx, 0), info.eff_sizes[1])
     rows, cols = window_starts(info, xp)
     flat = flat_index(rows + tap_r, cols + tap_c, x.shape, xp, include_batch_in_index)
     return [pooled, xp.where(idx >= 0, flat, -1).astype(xp.int32)]
+
+
+def max_pool_with_argmax(x, *, xp, filter_size, strides, pad, include_batch_in_index=False):
+    info = compute_pool2d_info(x.shape, filter_size, strides, [1, 1], pad)
+    return with_argmax_from(x, info, xp, _max_pool, _max_positions, include_batch_in_index)
 
 
 KERNELS = {

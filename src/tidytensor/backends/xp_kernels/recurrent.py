@@ -5,10 +5,18 @@ They compute exactly what TF.js's per-step ops compute (``layers/recurrent.ts``:
 GRUCell with ``resetAfter`` false, SimpleRNNCell; ``K.rnn`` with its masking and
 ``goBackwards``; the cells' recurrent-dropout masks), with these implementation choices:
 
-- the input projection ``x @ kernel + bias`` runs once for all time steps, time-major;
-- a hard sigmoid ``clip(0.2 z + 0.5, 0, 1)`` is folded into the weights: its columns of the
-  kernel, recurrent kernel and bias are scaled by 0.2 (plus 0.5 on the bias), so the step
-  only clips; gradients are scaled back at the end;
+- each step's pre-activations come from one matmul of the stacked weights
+  ``[kernel; recurrentKernel; bias]^T`` with the stacked inputs ``[x_t; h; 1]``;
+- the forward pass stacks the weights once per call, into its ``workspace``, and the
+  gradient reads them back from there (no re-stacking, no re-ordering of the LSTM's gates);
+- a hard sigmoid ``clip(0.2 z + 0.5, 0, 1)`` is folded into the weights: its rows of the
+  stacked weights are scaled by 0.2 (plus 0.5 on the bias), so the step only clips;
+  gradients are scaled back at the end; the clip mask (where the gradient passes, bounds
+  included, as TF.js's ClipByValue gradient) is one comparison over all steps after the loop;
+- the backward pass's per-step matmuls read a contiguous ``[K, G]`` copy of the stacked
+  weights, made once by the forward pass (faster than the transposed view); the weight
+  gradient is one matmul over all steps of gate-major / input-major copies of the gates'
+  gradients and the stacked inputs (per-step work on strided views costs more than them);
 - every per-step operation writes into preallocated buffers (``out=``), and buffers come from
   a small pool that hands an array out again once nothing else references it (no page
   faults on every call for large scratch arrays);
@@ -85,13 +93,32 @@ def _take(xp, *shape: int):
 
 
 # -------------------------------------------------------------------------- activations
+_clip_ufuncs: dict = {}
+_ZERO, _ONE = 0.0, 1.0
+
+
+def _clip_ufunc(xp):
+    """NumPy's ``clip`` ufunc (``np.clip`` without its Python wrapper layers, which cost more
+    than the clip of a step's gates), or None where the array module has none."""
+    key = id(xp)
+    if key not in _clip_ufuncs:
+        umath = getattr(getattr(xp, "_core", None), "umath", None)
+        clip = getattr(umath, "clip", None)
+        _clip_ufuncs[key] = clip if isinstance(clip, getattr(xp, "ufunc", ())) else None
+    return _clip_ufuncs[key]
+
+
 def _act(name: str, src, dst, xp) -> None:
     """``dst = activation(src)`` (a hard sigmoid's input is already ``0.2 z + 0.5``)."""
     if name == "tanh":
         xp.tanh(src, out=dst)
     elif name == "hardSigmoid":
-        xp.maximum(src, 0, out=dst)
-        xp.minimum(dst, 1, out=dst)
+        clip = _clip_ufunc(xp)
+        if clip is None:
+            xp.maximum(src, 0, out=dst)
+            xp.minimum(dst, 1, out=dst)
+        else:  # min(max(src, 0), 1) in one call
+            clip(src, _ZERO, _ONE, out=dst)
     elif name == "sigmoid":
         xp.negative(src, out=dst)
         xp.exp(dst, out=dst)
@@ -122,45 +149,6 @@ def _dact(name: str, a, out, xp) -> None:
         xp.greater(a, 0, out=out)
     else:
         out.fill(1)
-
-
-_fold_cache: dict = {}
-
-
-def _fold(groups: tuple[str, ...], units: int, xp):
-    """Per-column scale and offset folding the hard sigmoids' ``0.2 z + 0.5`` into the
-    weights; ``(None, None)`` when no group uses one."""
-    if "hardSigmoid" not in groups:
-        return None, None
-    key = (groups, units, id(xp))
-    found = _fold_cache.get(key)
-    if found is None:
-        scale = xp.ones(len(groups) * units, dtype=xp.float32)
-        offset = xp.zeros(len(groups) * units, dtype=xp.float32)
-        for j, name in enumerate(groups):
-            if name == "hardSigmoid":
-                scale[j * units : (j + 1) * units] = 0.2
-                offset[j * units : (j + 1) * units] = 0.5
-        found = _fold_cache[key] = (scale, offset)
-    return found
-
-
-def _stacked_weights(w, rk, bias, scale, offset, xp):
-    """``[kernel; recurrentKernel; bias]`` as one ``[D + U + 1, G]`` matrix (hard-sigmoid
-    columns folded), so that one matmul with ``[x_t; h; 1]`` gives a step's pre-activations."""
-    D, G = w.shape
-    U = rk.shape[0]
-    wrk = xp.empty((D + U + 1, G), dtype=xp.float32)
-    wrk[:D] = w
-    wrk[D : D + U] = rk
-    if bias is None:
-        wrk[D + U] = 0
-    else:
-        wrk[D + U] = bias
-    if scale is not None:
-        xp.multiply(wrk, scale, out=wrk)
-        wrk[D + U] += offset
-    return wrk
 
 
 def _optional(rest, has_bias: bool, has_rec_mask: bool, has_mask: bool):
@@ -264,27 +252,6 @@ def _sequence_grad_t(dseq, T: int, xp):
     return out
 
 
-def _weight_grad_t(dZ, XS, xp):
-    """``sum_t dZ[t] @ XS[t]^T`` for ``dZ [T, G, B]`` and ``XS [>=T, K, B]``: ``[G, K]``."""
-    T, G, B = dZ.shape
-    K = XS.shape[1]
-    dz = _take(xp, G, T, B)
-    xp.copyto(dz, dZ.transpose(1, 0, 2))
-    xs = _take(xp, K, T, B)
-    xp.copyto(xs, XS[:T].transpose(1, 0, 2))
-    return xp.dot(dz.reshape(G, T * B), xs.reshape(K, T * B).T)
-
-
-def _split_weight_grad(dwrk_t, scale, D: int, U: int, has_bias: bool, xp):
-    """``d[kernel; recurrentKernel; bias]`` (given transposed, ``[G, K]``) into its parts."""
-    if scale is not None:
-        xp.multiply(dwrk_t, scale[:, None], out=dwrk_t)
-    dw = xp.ascontiguousarray(dwrk_t[:, :D].T)
-    drk = xp.ascontiguousarray(dwrk_t[:, D : D + U].T)
-    db = dwrk_t[:, D + U].copy() if has_bias else None
-    return dw, drk, db
-
-
 def _input_grad(dXS_list, D: int, go_backwards: bool, xp):
     """``dx [B, T, D]`` from the ``[T, K, B]`` gradients of the stacked inputs (summed)."""
     first = dXS_list[0]
@@ -316,10 +283,92 @@ def _grad_start(dh_last, U: int, B: int, xp):
     return out
 
 
+# ----------------------------------------------------------------- weights, as stacked
+# The kernels keep ``[kernel; recurrentKernel; bias]`` transposed, ``wrk_t [G, K]``, in the
+# workspace: the forward pass stacks it once, its gradient reads it back. ``blocks`` are the
+# (kernel rows, TF.js columns) of each block of gates (the LSTM reorders its gates).
+def _in_order(G: int):
+    return ((slice(0, G), slice(0, G)),)
+
+
+def _hard_sigmoid_rows(groups: tuple[str, ...], G: int) -> list[slice]:
+    n = G // len(groups)
+    return [slice(j * n, (j + 1) * n) for j, g in enumerate(groups) if g == "hardSigmoid"]
+
+
+def _write_weights_t(wrk_t, w, rk, bias, groups, blocks, xp) -> None:
+    """Writes the stacked weights into ``wrk_t`` with each hard sigmoid's ``0.2 z + 0.5``
+    folded in: its rows times 0.2, then 0.5 added to their bias column (the same float32
+    products and sums as scaling every column, by 1 where no hard sigmoid is)."""
+    D, U = w.shape[0], rk.shape[0]
+    for rows, cols in blocks:
+        wrk_t[rows, :D] = w[:, cols].T
+        wrk_t[rows, D : D + U] = rk[:, cols].T
+        wrk_t[rows, D + U] = 0 if bias is None else bias[cols]
+    f32 = xp.float32
+    for rows in _hard_sigmoid_rows(groups, wrk_t.shape[0]):
+        xp.multiply(wrk_t[rows], f32(0.2), out=wrk_t[rows])
+        xp.add(wrk_t[rows, D + U], f32(0.5), out=wrk_t[rows, D + U])
+
+
+def _weight_grad_gk(pairs, xp):
+    """``d wrk_t [G, K]``: for each (gates' gradients ``[T, g, B]``, their stacked inputs
+    ``[>=T, K, B]``) pair, one matmul over all steps giving the next ``g`` rows. Both are
+    copied gate- and input-major first: per-step work on strided views, or a matmul that
+    reads them in place, costs more than the copies."""
+    G = sum(dZ.shape[1] for dZ, _ in pairs)
+    K = pairs[0][1].shape[1]
+    out = xp.empty((G, K), dtype=xp.float32)
+    start = 0
+    for dZ, XS in pairs:
+        T, g, B = dZ.shape
+        dz, xs = _take(xp, g, T, B), _take(xp, K, T, B)
+        xp.copyto(dz, dZ.transpose(1, 0, 2))
+        xp.copyto(xs, XS[:T].transpose(1, 0, 2))
+        xp.dot(dz.reshape(g, T * B), xs.reshape(K, T * B).T, out=out[start : start + g])
+        start += g
+    return out
+
+
+def _backward_weights(wrk_t, parts, xp) -> None:
+    """Copies each ``(rows, dst)`` of ``parts``: ``wrk_t[rows]^T`` into the contiguous
+    ``dst`` the gradient's per-step matmuls read (faster than the transposed view)."""
+    for rows, dst in parts:
+        xp.copyto(dst, wrk_t[rows].T)
+
+
+def _split_weight_grads(dwrk_t, groups, blocks, D: int, has_bias: bool, xp):
+    """``d[kernel]``, ``d[recurrentKernel]``, ``d[bias]`` in TF.js's gate order, the hard
+    sigmoids' fold scaled back."""
+    G, K = dwrk_t.shape
+    f32 = xp.float32
+    for rows in _hard_sigmoid_rows(groups, G):
+        xp.multiply(dwrk_t[rows], f32(0.2), out=dwrk_t[rows])
+    U = K - D - 1
+    dw, drk = xp.empty((D, G), dtype=f32), xp.empty((U, G), dtype=f32)
+    db = xp.empty(G, dtype=f32) if has_bias else None
+    for rows, cols in blocks:
+        dw[:, cols] = dwrk_t[rows, :D].T
+        drk[:, cols] = dwrk_t[rows, D : D + U].T
+        if db is not None:
+            db[cols] = dwrk_t[rows, D + U]
+    return dw, drk, db
+
+
 # =============================================================================== LSTM
+def _lstm_blocks(U: int):
+    """(kernel rows, TF.js columns) of each block of gates: the kernel keeps them as i, f, o, c
+    (TF.js: i, f, c, o), so the three gates with the recurrent activation are contiguous."""
+    i_f, c, o = slice(0, 2 * U), slice(2 * U, 3 * U), slice(3 * U, 4 * U)
+    return ((i_f, i_f), (c, o), (o, c))
+
+
 def _lstm_layout(T, B, D, U, has_rec_mask, clip_mask):
+    """The workspace: the folded weights ``[G, K]`` and as ``[K, G]``, the stacked inputs
+    ``[T + 1, K, B]``, the gates' activations, the cells, ``act(cell)``, [the states], [the
+    clip mask]."""
     K, G = D + U + 1, 4 * U
-    shapes = [(T + 1, K, B), (T, G, B), (T, U, B), (T, U, B)]
+    shapes = [(G, K), (K, G), (T + 1, K, B), (T, G, B), (T, U, B), (T, U, B)]
     if has_rec_mask:
         shapes.append((T, U, B))
     if clip_mask:  # bytes: where each hard-sigmoid gate did not clip (4 per float32)
@@ -327,23 +376,13 @@ def _lstm_layout(T, B, D, U, has_rec_mask, clip_mask):
     return shapes
 
 
-def _lstm_gate_order(U: int, xp):
-    """The kernel keeps the gates as i, f, o, c (TF.js: i, f, c, o), so the three gates with
-    the recurrent activation are contiguous: original column ``order[j]`` is column j."""
-    return xp.concatenate([xp.arange(0, 2 * U), xp.arange(3 * U, 4 * U), xp.arange(2 * U, 3 * U)])
-
-
-def _lstm_weights(w, rk, bias, ra: str, act: str, U: int, xp):
-    """The stacked weights ``[K, G]`` in the kernel's gate order, folded; and the fold."""
-    scale, offset = _fold((ra, ra, ra, act), U, xp)
-    order = _lstm_gate_order(U, xp)
-    b = None if bias is None else bias[order]
-    wrk = _stacked_weights(w[:, order], rk[:, order], b, scale, offset, xp)
-    return wrk, scale, order
-
-
-def _clip_mask_view(rest, T: int, U: int, B: int, xp):
-    return rest[-1].view(xp.uint8)[: T * 3 * U * B].reshape(T, 3 * U, B)
+def _lstm_parts(ws, T, B, D, U, has_rec_mask, clip, xp):
+    """The workspace's parts: ``wrk_t``, ``wrk``, ``XH``, ``A``, ``C``, ``TC``, the states,
+    the clip mask."""
+    wrk_t, wrk, XH, A, C, TC, *rest = _carve(ws, *_lstm_layout(T, B, D, U, has_rec_mask, clip))
+    Hs = rest[0] if has_rec_mask else None
+    CM = rest[-1].view(xp.uint8)[: T * 3 * U * B].reshape(T, 3 * U, B) if clip else None
+    return wrk_t, wrk, XH, A, C, TC, Hs, CM
 
 
 def lstm_sequence(
@@ -361,31 +400,28 @@ def lstm_sequence(
     bias, rm, mask = _optional(arrays[5:], has_bias, has_rec_mask, has_mask)
     B, T, D = x.shape
     U = rk.shape[0]
+    G = 4 * U
     ra, act = recurrent_activation, activation
     clip = ra == "hardSigmoid"
-    wrk, _, _ = _lstm_weights(w, rk, bias, ra, act, U, xp)
-    wrk_t = xp.ascontiguousarray(wrk.T)
-    layout = _lstm_layout(T, B, D, U, rm is not None, clip)
-    ws = _workspace(xp, layout)
-    XH, A, C, TC, *rest = _carve(ws, *layout)
-    Hs = rest[0] if rm is not None else None
-    CM = _clip_mask_view(rest, T, U, B, xp) if clip else None
+    ws = _workspace(xp, _lstm_layout(T, B, D, U, rm is not None, clip))
+    wrk_t, wrk, XH, A, C, TC, Hs, CM = _lstm_parts(ws, T, B, D, U, rm is not None, clip, xp)
+    _write_weights_t(wrk_t, w, rk, bias, (ra, ra, ra, act), _lstm_blocks(U), xp)
+    _backward_weights(wrk_t, [(slice(None), wrk)], xp)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     _fill_stacked(XH, x, go_backwards)
     _init_state(XH, h0, rm, D, U, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
     h, c = _transposed(h0, xp), _transposed(c0, xp)
-    z, tb = _take(xp, 4 * U, B), _take(xp, U, B)
+    # The pre-activations of every step (the clip mask compares them once, after the loop).
+    Z, tb = _take(xp, T, G, B), _take(xp, U, B)
     hn = _take(xp, U, B) if M is not None else None
     cn = _take(xp, U, B) if M is not None else None
     r3 = slice(0, 3 * U)
     for t in range(T):
-        a = A[t]
+        a, z = A[t], Z[t]
         xp.dot(wrk_t, XH[t], out=z)
         _act(ra, z[r3], a[r3], xp)
-        if CM is not None:
-            xp.equal(a[r3], z[r3], out=CM[t])
         gi, gf, go, gg = a[:U], a[U : 2 * U], a[2 * U : 3 * U], a[3 * U :]
         _act(act, z[3 * U :], gg, xp)
         ct = C[t] if M is None else cn
@@ -401,7 +437,36 @@ def lstm_sequence(
             _select(M[t], NM[t], hn, h, H[t], tb, xp)
         _store_state(XH, Hs, t, rm, D, U, xp)
         h, c = H[t], C[t]
+    if CM is not None:
+        xp.equal(A[:, r3], Z[:, r3], out=CM)
     return [_sequence_output(H, return_sequences, xp), _last(H, h), _last(C, c), ws]
+
+
+def _lstm_grad_factors(A, C, TC, CM, c0, ra: str, act: str, U: int, xp):
+    """The backward pass's per-step factors, worked out for all steps at once (the same
+    products, in the same order): ``R = act'(tc) * o``; ``DG = act'(g)``; ``IF = [g; c_prev]``
+    (what dL/dc multiplies for i and f) and ``TCO = tc`` (what dL/dh multiplies for o), each
+    times the clip mask when there is one (0 or 1: the product is the one the step made);
+    else ``DV``, the recurrent activation's derivative."""
+    T, _, B = A.shape
+    R, DG = _take(xp, T, U, B), _take(xp, T, U, B)
+    _dact(act, TC, R, xp)
+    xp.multiply(R, A[:, 2 * U : 3 * U], out=R)
+    _dact(act, A[:, 3 * U :], DG, xp)
+    IF = _take(xp, T, 2, U, B)
+    if T:
+        xp.copyto(IF[:, 0], A[:, 3 * U :])
+        xp.copyto(IF[0, 1], c0)
+        xp.copyto(IF[1:, 1], C[: T - 1])
+    if CM is None:
+        DV = _take(xp, *A[:, : 3 * U].shape)
+        _dact(ra, A[:, : 3 * U], DV, xp)
+        return R, DG, IF, TC, DV
+    TCO = _take(xp, *TC.shape)
+    xp.multiply(TC, CM[:, 2 * U :], out=TCO)
+    IF2 = IF.reshape(T, 2 * U, B)
+    xp.multiply(IF2, CM[:, : 2 * U], out=IF2)
+    return R, DG, IF, TCO, None
 
 
 def lstm_sequence_grad(
@@ -424,11 +489,9 @@ def lstm_sequence_grad(
     G, K = 4 * U, D + U + 1
     ra, act = recurrent_activation, activation
     clip = ra == "hardSigmoid"
-    wrk, scale, order = _lstm_weights(w, rk, bias, ra, act, U, xp)
-    layout = _lstm_layout(T, B, D, U, rm is not None, clip)
-    XH, A, C, TC, *rest = _carve(ws, *layout)
-    H = _states_view(XH, rest[0] if rm is not None else None, D, U)
-    CM = _clip_mask_view(rest, T, U, B, xp) if clip else None
+    # The forward pass's folded weights, as it stacked them.
+    _, wrk, XH, A, C, TC, Hs, CM = _lstm_parts(ws, T, B, D, U, rm is not None, clip, xp)
+    H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     h0, c0 = _transposed(h0, xp), _transposed(c0, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
@@ -444,37 +507,22 @@ def lstm_sequence_grad(
         dm_t = None
     drm = xp.zeros((U, B), dtype=xp.float32) if rm is not None else None
     r3 = slice(0, 3 * U)
-    # Per-step factors worked out for all steps at once (the same products, in the same order):
-    # R = act'(tc) * o; DG = act'(g); IF = [g; c_prev] (what dL/dc multiplies for i and f);
-    # DV = the recurrent activation's derivative when no clip mask stands in for it.
-    R, DG = _take(xp, T, U, B), _take(xp, T, U, B)
-    _dact(act, TC, R, xp)
-    xp.multiply(R, A[:, 2 * U : 3 * U], out=R)
-    _dact(act, A[:, 3 * U :], DG, xp)
-    IF = _take(xp, T, 2, U, B)
-    if T:
-        xp.copyto(IF[:, 0], A[:, 3 * U :])
-        xp.copyto(IF[0, 1], c0)
-        xp.copyto(IF[1:, 1], C[: T - 1])
-    DV = None
-    if CM is None:
-        DV = _take(xp, T, 3 * U, B)
-        _dact(ra, A[:, r3], DV, xp)
+    R, DG, IF, TCO, DV = _lstm_grad_factors(A, C, TC, CM, c0, ra, act, U, xp)
     for t in range(T - 1, -1, -1):
         if dS is not None:
             xp.add(dh, dS[t], out=dh)
-        a, tc = A[t], TC[t]
-        gi, gf, go, gg = a[:U], a[U : 2 * U], a[2 * U : 3 * U], a[3 * U :]
+        a = A[t]
+        gi, gf = a[:U], a[U : 2 * U]
         cprev = C[t - 1] if t else c0
         hprev = H[t - 1] if t else h0
         if M is not None:
             # dL/dm = dh . (h_new - h_prev) + dc . (c_new - c_prev)
-            xp.multiply(go, tc, out=tb)
+            xp.multiply(a[2 * U : 3 * U], TC[t], out=tb)
             xp.subtract(tb, hprev, out=tb)
             xp.multiply(tb, dh, out=tb)
             col = tb.sum(axis=0, dtype=xp.float32)
             xp.multiply(gf, cprev, out=dcur)
-            xp.multiply(gi, gg, out=tb)
+            xp.multiply(gi, a[3 * U :], out=tb)
             xp.add(dcur, tb, out=dcur)
             xp.subtract(dcur, cprev, out=dcur)
             xp.multiply(dcur, dc, out=dcur)
@@ -486,14 +534,15 @@ def lstm_sequence_grad(
         else:
             dhn, dcn = dh, dc
         dz = dZ[t]
-        xp.multiply(dhn, tc, out=dz[2 * U : 3 * U])
+        xp.multiply(dhn, TCO[t], out=dz[2 * U : 3 * U])
         xp.multiply(R[t], dhn, out=dcur)
         xp.add(dcur, dcn, out=dcur)
         xp.multiply(IF[t], dcur, out=dz[: 2 * U].reshape(2, U, B))
         dzg = dz[3 * U :]
         xp.multiply(dcur, gi, out=dzg)
         xp.multiply(dcur, gf, out=dc)
-        xp.multiply(dz[r3], CM[t] if DV is None else DV[t], out=dz[r3])
+        if DV is not None:
+            xp.multiply(dz[r3], DV[t], out=dz[r3])
         xp.multiply(dzg, DG[t], out=dzg)
         dxh = dXH[t]
         xp.dot(wrk, dz, out=dxh)
@@ -505,12 +554,8 @@ def lstm_sequence_grad(
         if M is not None:
             xp.add(dh, carry_h, out=dh)
             xp.add(dc, carry_c, out=dc)
-    dwrk_t = _weight_grad_t(dZ, XH, xp)
-    if scale is not None:
-        xp.multiply(dwrk_t, scale[:, None], out=dwrk_t)
-    original = xp.empty_like(dwrk_t)
-    original[order] = dwrk_t
-    dw, drk, db = _split_weight_grad(original, None, D, U, has_bias, xp)
+    dwrk_t = _weight_grad_gk([(dZ, XH)], xp)
+    dw, drk, db = _split_weight_grads(dwrk_t, (ra, ra, ra, act), _lstm_blocks(U), D, has_bias, xp)
     return _outputs(
         _input_grad([dXH], D, go_backwards, xp),
         dw,
@@ -525,11 +570,20 @@ def lstm_sequence_grad(
 
 # ================================================================================ GRU
 def _gru_layout(T, B, D, U, has_rec_mask):
+    """The workspace: the folded weights ``[G, K]``, its gates' and candidate's columns as
+    ``[K, 2U]`` and ``[K, U]``, the stacked inputs ``[x; h; 1]`` and ``[x; r * h; 1]``, the
+    gates, the candidates, [the states]."""
     K = D + U + 1
-    shapes = [(T + 1, K, B), (T, K, B), (T, 2 * U, B), (T, U, B)]
+    shapes = [(3 * U, K), (K, 2 * U), (K, U), (T + 1, K, B), (T, K, B), (T, 2 * U, B), (T, U, B)]
     if has_rec_mask:
         shapes.append((T, U, B))
     return shapes
+
+
+def _gru_parts(ws, T, B, D, U, has_rec_mask):
+    """``wrk_t``, ``wzr``, ``wh``, ``XH``, ``XR``, ``AZR``, ``HH``, the states."""
+    wrk_t, wzr, wh, XH, XR, AZR, HH, *rest = _carve(ws, *_gru_layout(T, B, D, U, has_rec_mask))
+    return wrk_t, wzr, wh, XH, XR, AZR, HH, rest[0] if rest else None
 
 
 def gru_sequence(
@@ -548,13 +602,11 @@ def gru_sequence(
     B, T, D = x.shape
     U = rk.shape[0]
     ra, act = recurrent_activation, activation
-    scale, offset = _fold((ra, ra, act), U, xp)
-    wrk_t = _stacked_weights(w, rk, bias, scale, offset, xp).T
-    wzr_t, wh_t = xp.ascontiguousarray(wrk_t[: 2 * U]), xp.ascontiguousarray(wrk_t[2 * U :])
-    layout = _gru_layout(T, B, D, U, rm is not None)
-    ws = _workspace(xp, layout)
-    XH, XR, AZR, HH, *rest = _carve(ws, *layout)
-    Hs = rest[0] if rest else None
+    ws = _workspace(xp, _gru_layout(T, B, D, U, rm is not None))
+    wrk_t, wzr, wh, XH, XR, AZR, HH, Hs = _gru_parts(ws, T, B, D, U, rm is not None)
+    _write_weights_t(wrk_t, w, rk, bias, (ra, ra, act), _in_order(3 * U), xp)
+    _backward_weights(wrk_t, [(slice(0, 2 * U), wzr), (slice(2 * U, 3 * U), wh)], xp)
+    wzr_t, wh_t = wrk_t[: 2 * U], wrk_t[2 * U :]
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     _fill_stacked(XH, x, go_backwards)
@@ -605,12 +657,9 @@ def gru_sequence_grad(
     U = rk.shape[0]
     K = D + U + 1
     ra, act = recurrent_activation, activation
-    scale, offset = _fold((ra, ra, act), U, xp)
-    wrk = _stacked_weights(w, rk, bias, scale, offset, xp)
-    wzr, wh = xp.ascontiguousarray(wrk[:, : 2 * U]), xp.ascontiguousarray(wrk[:, 2 * U :])
-    layout = _gru_layout(T, B, D, U, rm is not None)
-    XH, XR, AZR, HH, *rest = _carve(ws, *layout)
-    H = _states_view(XH, rest[0] if rest else None, D, U)
+    # The forward pass's folded weights, as it stacked them.
+    _, wzr, wh, XH, XR, AZR, HH, Hs = _gru_parts(ws, T, B, D, U, rm is not None)
+    H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     h0 = _transposed(h0, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
@@ -675,8 +724,8 @@ def gru_sequence_grad(
             xp.multiply(dh, rm, out=dh)
         if M is not None:
             xp.add(dh, carry, out=dh)
-    dwrk_t = xp.concatenate([_weight_grad_t(dZR, XH, xp), _weight_grad_t(dZH, XR, xp)])
-    dw, drk, db = _split_weight_grad(dwrk_t, scale, D, U, has_bias, xp)
+    dwrk_t = _weight_grad_gk([(dZR, XH), (dZH, XR)], xp)
+    dw, drk, db = _split_weight_grads(dwrk_t, (ra, ra, act), _in_order(3 * U), D, has_bias, xp)
     return _outputs(
         _input_grad([dXH, dXR], D, go_backwards, xp),
         dw,
@@ -690,10 +739,19 @@ def gru_sequence_grad(
 
 # ========================================================================== SimpleRNN
 def _simple_layout(T, B, D, U, has_rec_mask):
-    shapes = [(T + 1, D + U + 1, B), (T, U, B)]
+    """The workspace: the folded weights ``[U, K]`` and as ``[K, U]``, the stacked inputs,
+    the activations (with a mask), [the states]."""
+    K = D + U + 1
+    shapes = [(U, K), (K, U), (T + 1, K, B), (T, U, B)]
     if has_rec_mask:
         shapes.append((T, U, B))
     return shapes
+
+
+def _simple_parts(ws, T, B, D, U, has_rec_mask):
+    """``wrk_t``, ``wrk``, ``XH``, ``A``, the states."""
+    wrk_t, wrk, XH, A, *rest = _carve(ws, *_simple_layout(T, B, D, U, has_rec_mask))
+    return wrk_t, wrk, XH, A, rest[0] if rest else None
 
 
 def simple_rnn_sequence(
@@ -710,12 +768,10 @@ def simple_rnn_sequence(
     bias, rm, mask = _optional(arrays[4:], has_bias, has_rec_mask, has_mask)
     B, T, D = x.shape
     U = rk.shape[0]
-    scale, offset = _fold((activation,), U, xp)
-    wrk_t = xp.ascontiguousarray(_stacked_weights(w, rk, bias, scale, offset, xp).T)
-    layout = _simple_layout(T, B, D, U, rm is not None)
-    ws = _workspace(xp, layout)
-    XH, A, *rest = _carve(ws, *layout)
-    Hs = rest[0] if rest else None
+    ws = _workspace(xp, _simple_layout(T, B, D, U, rm is not None))
+    wrk_t, wrk, XH, A, Hs = _simple_parts(ws, T, B, D, U, rm is not None)
+    _write_weights_t(wrk_t, w, rk, bias, (activation,), _in_order(U), xp)
+    _backward_weights(wrk_t, [(slice(None), wrk)], xp)
     H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     _fill_stacked(XH, x, go_backwards)
@@ -752,11 +808,9 @@ def simple_rnn_sequence_grad(
     B, T, D = x.shape
     U = rk.shape[0]
     K = D + U + 1
-    scale, offset = _fold((activation,), U, xp)
-    wrk = _stacked_weights(w, rk, bias, scale, offset, xp)
-    layout = _simple_layout(T, B, D, U, rm is not None)
-    XH, A, *rest = _carve(ws, *layout)
-    H = _states_view(XH, rest[0] if rest else None, D, U)
+    # The forward pass's folded weights, as it stacked them.
+    _, wrk, XH, A, Hs = _simple_parts(ws, T, B, D, U, rm is not None)
+    H = _states_view(XH, Hs, D, U)
     rm = _transposed(rm, xp)
     h0 = _transposed(h0, xp)
     M, NM = _time_mask(mask, go_backwards, xp)
@@ -795,7 +849,8 @@ def simple_rnn_sequence_grad(
             xp.multiply(dh, rm, out=dh)
         if M is not None:
             xp.add(dh, carry, out=dh)
-    dw, drk, db = _split_weight_grad(_weight_grad_t(dZ, XH, xp), scale, D, U, has_bias, xp)
+    dwrk_t = _weight_grad_gk([(dZ, XH)], xp)
+    dw, drk, db = _split_weight_grads(dwrk_t, (activation,), _in_order(U), D, has_bias, xp)
     return _outputs(
         _input_grad([dXH], D, go_backwards, xp),
         dw,

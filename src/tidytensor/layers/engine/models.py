@@ -20,6 +20,7 @@ Training (``compile``, ``fit``, ``evaluate``, ``train_on_batch``, ``test_on_batc
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,7 @@ from ...js_strings import js_json
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
+from ..training.steps import predict_function_of
 from ..training.trainer import Trainer
 from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, singleton_or_array
 from .container import Container
@@ -44,13 +46,16 @@ from .input_data import (
     slice_arrays,
 )
 from .input_layer import input as _input
+from .keras_files import is_keras_file, load_keras_weights, model_from_json, save_keras_weights
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
 from .summary import print_summary
 from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
+from .weight_checkpoints import load_weights_file, save_weights_file
 
-__all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
+__all__ = ["Functional", "LayersModel", "Sequential", "model", "model_from_json", "sequential"]
+
 
 
 @register_class
@@ -77,6 +82,11 @@ class LayersModel(Trainer, Container):
         self.feed_loss_fns: list[Any] | None = None
         self.collected_trainable_weights: list[Any] | None = None
         self.test_function: Callable | None = None
+        #: Keras 3's ``compile(run_eagerly=...)``: False runs fit/evaluate/predict and the
+        #: ``*_on_batch`` calls as compiled steps (``training/steps.py``).
+        self.run_eagerly = False
+        self.jit_compile: bool | None = None
+        self.compiled_steps: dict[str, Any] = {}
         self.history: Any = None
         self._stop_training = False
         self.metrics: Any = None
@@ -161,12 +171,28 @@ class LayersModel(Trainer, Container):
         def body() -> Any:
             num_samples = ins[0].shape[0]
             outs_batches: list[list[Tensor]] = [[] for _ in self.outputs]
+            predict_step = predict_function_of(self)
+            if (
+                num_samples <= batch_size
+                and not self.run_eagerly
+                and not ENGINE.run_functions_eagerly
+                and not ENGINE.state.profiling
+            ):
+                # One batch, compiled: its replay's outputs are already new tensors (TF.js's
+                # slice and one-tensor concat would only copy them; tf.profile lists those).
+                outs = predict_step(list(ins))
+                inputs = {id(t.data_id) for t in ins}
+                if len({id(o) for o in outs}) == len(outs) and all(
+                    id(o.data_id) not in inputs for o in outs
+                ):
+                    return singleton_or_array(outs)
+                # An output repeated, or viewing an input's buffer (reshape, an identity
+                # layer): TF.js's slice and concat give it a buffer and a handle of its own,
+                # so the batch loop below runs (this tidy frees what the replay made).
             for start, end in make_batches(num_samples, batch_size):
 
                 def batch(start: int = start, end: int = end) -> list[Tensor]:
-                    ins_batch = slice_arrays(ins, start, end)
-                    feed = FeedDict(list(zip(self.inputs, ins_batch, strict=False)))
-                    return execute(self.outputs, feed)
+                    return predict_step(slice_arrays(ins, start, end))
 
                 for i, out in enumerate(ENGINE.tidy(batch)):
                     outs_batches[i].append(out)
@@ -243,6 +269,36 @@ class LayersModel(Trainer, Container):
         return save_model(
             self, handler_or_url, include_optimizer, quantize, shard_size_bytes, trainable_only
         )
+
+    def save_weights(self, filepath: Any, overwrite: bool = True) -> str:
+        """Saves the weights to the checkpoint ``filepath`` (``'training/cp-0001.ckpt'``,
+        Keras's and TF 2's ``save_weights``), atomically, and names it in the directory's
+        ``checkpoint`` file (``tf.train.latest_checkpoint``); a ``.weights.h5`` path is
+        written in Keras 3's layout instead (needs the extra ``keras``). Returns the path."""
+        if is_keras_file(filepath):
+            if os.fspath(filepath).lower().endswith(".keras"):
+                raise LayersValueError(
+                    f"save_weights: {os.fspath(filepath)!r} names a whole-model .keras file; "
+                    "save weights to a '.weights.h5' path (or a checkpoint path such as "
+                    "'training/cp-0001.ckpt')"
+                )
+            if not overwrite and os.path.exists(filepath):
+                raise LayersValueError(f"save_weights: {filepath!r} exists and overwrite=False")
+            return save_keras_weights(self, os.fspath(filepath))
+        return save_weights_file(self, filepath, overwrite)
+
+    def load_weights(self, weights: Any, strict: bool = True) -> None:
+        """Sets the weights from a checkpoint path (``model.save_weights``, ModelCheckpoint,
+        ``tf.train.latest_checkpoint``), a Keras ``.weights.h5``/``.h5`` file, or, as TF.js's
+        ``loadWeights``, a ``{original_name: tensor}`` dict. A path whose weights do not fit
+        the model's architecture raises ``ModelFormatError`` and changes nothing."""
+        if is_keras_file(weights):
+            load_keras_weights(self, weights)
+            return
+        if isinstance(weights, (str, os.PathLike)):
+            load_weights_file(self, weights)
+            return
+        super().load_weights(weights, strict)
 
     @property
     def stop_training(self) -> bool:

@@ -12,7 +12,6 @@ frees every tensor and variable the load made, so ``tf.memory()`` is back where 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,7 +31,7 @@ from ...io.artifacts import (
 )
 from ...io.errors import IOHandlerError, ModelFormatError, ModelTooLargeError
 from ...io.file_system import DeferredWeightData
-from ...io.router import get_load_handler, get_save_handler
+from ...io.router import get_save_handler, resolve_load_handler
 from ...io.weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
 from ..utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 from .serialization import SerializationMap, deserialize
@@ -41,6 +40,7 @@ from .topology_check import check_identifiers, layer_class_names
 from .training_config import load_training_config
 
 __all__ = [
+    "FILE_LOADERS",
     "LAYERS_VERSION",
     "get_training_config",
     "load_layers_model",
@@ -54,6 +54,10 @@ LAYERS_VERSION = "4.22.0"
 #: Extra bytes a model may allocate while it is built, beyond its manifest's weights.
 BUILD_SLACK_BYTES = 16 * 1024 * 1024
 _NO_BYTES = memoryview(b"")
+#: Readers of model files in other formats, as ``(accepts(path), load(path, custom_objects))``
+#: pairs, registered by the modules that read them (Keras's files: ``keras_files.py``, which
+#: builds on this module).
+FILE_LOADERS: list[tuple[Callable[[Any], bool], Callable[..., Any]]] = []
 _DECODED_VALUE_SIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
 
 
@@ -71,7 +75,8 @@ def load_layers_model(
     """Loads a layers model (``tf.loadLayersModel``), synchronously.
 
     Args:
-        path_or_url: a ``model.json`` path or its directory (``file://`` optional), an
+        path_or_url: a ``model.json`` path or its directory (``file://`` optional), a Keras 3
+            ``.keras`` or Keras 2 ``.h5`` file (needs the extra ``keras``), an
             ``http(s)://`` URL, ``localstorage://name`` / ``indexeddb://name``, or a handler
             (``tf.io.from_memory(artifacts)``, any object with ``load()``).
         strict: every manifest weight must have a model weight and every model weight a value.
@@ -103,17 +108,10 @@ def load_layers_model(
         "request_init": request_init,
         "timeout": timeout,
     }
-    if isinstance(path_or_url, (str, os.PathLike)):
-        handler = get_load_handler(
-            path_or_url, **{k: v for k, v in options.items() if v is not None}
-        )
-    elif hasattr(path_or_url, "load"):
-        handler = path_or_url
-    else:
-        raise ModelFormatError(
-            "Cannot proceed with model loading because the IOHandler provided does not have the "
-            f"`load` method implemented (got {type(path_or_url).__name__})."
-        )
+    for accepts, load_file in FILE_LOADERS:
+        if accepts(path_or_url):
+            return load_file(path_or_url, custom_objects)
+    handler = resolve_load_handler(path_or_url, **options)
     # A directory's weight files are read only after the model's weights matched the manifest.
     load = getattr(handler, "load_deferred", None) or handler.load
     artifacts = load()

@@ -173,7 +173,13 @@ def compile(  # noqa: A001 - TF.js's name
 
     Arguments and errors: :meth:`.trainer.Trainer.compile` (the method that calls this).
     """
-    _check_kwargs("compile", kwargs, ["optimizer", "loss", "metrics"])
+    run_eagerly = kwargs.pop("run_eagerly", False)
+    jit_compile = kwargs.pop("jit_compile", None)
+    _check_kwargs("compile", kwargs, ["optimizer", "loss", "metrics", "run_eagerly", "jit_compile"])
+    if not isinstance(run_eagerly, bool):
+        raise LayersValueError(
+            f"compile() takes run_eagerly=True or False, but got {run_eagerly!r}"
+        )
     if loss is None:
         loss = []
     if isinstance(optimizer, str):
@@ -203,4 +209,7 @@ def compile(  # noqa: A001 - TF.js's name
     model.metrics_names = metrics_names
     model.metrics_tensors = metrics_tensors
     model.test_function = None
+    model.run_eagerly = run_eagerly
+    model.jit_compile = jit_compile
+    model.compiled_steps = {}  # traced for this configuration only (steps.py)
     model.collected_trainable_weights = model.trainable_weights

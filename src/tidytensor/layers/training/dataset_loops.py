@@ -28,7 +28,7 @@ from .inputs import (
     standardize_weights,
 )
 from .loops import _begin_training, _evaluation_result, evaluate
-from .steps import _numbers, get_deduped_metrics_names, make_test_function, make_train_function
+from .steps import _numbers, get_deduped_metrics_names, test_function_of, train_function_of
 
 __all__ = ["evaluate_dataset", "fit_dataset"]
 
@@ -234,7 +234,7 @@ def fit_dataset(
                 val_xs, made_vx = _ensure_tensors(validation_data[0])
                 val_ys, made_vy = _ensure_tensors(validation_data[1])
                 val_made = made_vx + made_vy
-        train_function = make_train_function(model)
+        train_function = train_function_of(model)
         out_labels = get_deduped_metrics_names(model)
         callback_metrics = list(out_labels)
         if do_validation:
@@ -350,7 +350,7 @@ def evaluate_dataset(
     weighted by batch size (``model.evaluate_dataset``). Each batch is disposed after use;
     the returned scalars belong to the caller."""
     _require_compiled(model)
-    f = make_test_function(model)
+    f = test_function_of(model)
     has_batches = batches is not None
     if has_batches:
         _check_positive_int(

@@ -35,8 +35,8 @@ from .steps import (
     _numbers,
     _test_loop,
     get_deduped_metrics_names,
-    make_test_function,
-    make_train_function,
+    test_function_of,
+    train_function_of,
 )
 
 __all__ = [
@@ -156,10 +156,10 @@ def fit(
             val_ins = val_x + val_y
         ins = inputs + targets + (sample_weights or [None] * len(targets))
         model.check_trainable_weights_consistency()
-        train_function = make_train_function(model)
+        train_function = train_function_of(model)
         out_labels = get_deduped_metrics_names(model)
         if do_validation:
-            val_function = make_test_function(model)
+            val_function = test_function_of(model)
             callback_metrics = out_labels + ["val_" + n for n in out_labels]
         else:
             val_function = None
@@ -347,7 +347,7 @@ def evaluate(
     try:
         xs, ys = standardize_user_data_xy(model, x, y, True, batch_size)
         try:
-            f = make_test_function(model)
+            f = test_function_of(model)
             outs = _test_loop(f, xs + ys, batch_size)
         finally:
             _dispose_new(xs, x)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import ops
+from ...compiled import Function
 from ...engine import ENGINE
 from ...scopes import dispose, keep, tidy
 from ...tensor import Tensor
@@ -21,7 +22,10 @@ __all__ = [
     "get_deduped_metrics_names",
     "make_test_function",
     "make_train_function",
+    "predict_function_of",
+    "test_function_of",
     "test_on_batch",
+    "train_function_of",
     "train_on_batch",
 ]
 
@@ -46,7 +50,10 @@ def make_train_function(model: Any) -> Callable[[list[Any]], list[Tensor]]:
                 loss = loss_fn(targets[i], outputs[i])
                 if i < len(sample_weights) and sample_weights[i] is not None:
                     loss = ops.mul(loss, sample_weights[i])
-                loss_values.append(ops.mean(loss))
+                # Each output's mean, for its metrics (one output's is the total's, taken
+                # once unless someone watches TF.js's kernels one by one).
+                if n_out > 1 or not ENGINE.may_fuse(1):
+                    loss_values.append(ops.mean(loss))
                 total = loss if i == 0 else ops.add(total, loss)
             for i, (metric, output_index) in enumerate(model.metrics_tensors):
                 if n_out > 1 and i < n_out:
@@ -143,7 +150,7 @@ def train_on_batch(
         try:
             xs, ys, weights = standardize_user_data(model, x, y, sample_weight, class_weight)
             try:
-                train_function = make_train_function(model)
+                train_function = train_function_of(model)
                 outs = train_function(xs + ys + (weights or []))
                 return singleton_or_array(_numbers(outs))
             finally:
@@ -164,9 +171,84 @@ def test_on_batch(model: Any, x: Any, y: Any) -> Any:
         try:
             xs, ys = standardize_user_data_xy(model, x, y)
             try:
-                return singleton_or_array(_numbers(make_test_function(model)(xs + ys)))
+                return singleton_or_array(_numbers(test_function_of(model)(xs + ys)))
             finally:
                 _dispose_new(xs, x)
                 _dispose_new(ys, y)
         finally:
             dispose(made_x + made_y)
+
+
+# ---------------------------------------------------------------------- compiled steps
+# ``model.compile(..., run_eagerly=False)`` (the default, as in Keras 3) makes each of the
+# model's step functions a ``tf.function`` (``tidytensor.compiled``): the first step with a
+# batch shape runs eagerly while it is traced, later ones replay its kernels. The train
+# step's signature holds the optimizer's hyperparameters and the trainable weights too, so a
+# learning rate a callback changes, or a layer made untrainable, traces the step again.
+# ``run_eagerly=True`` (or ``tf.config.run_functions_eagerly(True)``) runs every step op by
+# op: the reference the replays equal bit for bit. The functions live in
+# ``model.compiled_steps`` until the next ``compile``.
+
+
+def _steps(model: Any) -> dict[str, Function] | None:
+    """The model's compiled step functions, or None when it runs eagerly: compiled with
+    ``run_eagerly=True``, or holding a stateful RNN layer, whose states live in Python
+    attributes that each call replaces (a replay runs no Python)."""
+    if getattr(model, "run_eagerly", False) or getattr(model, "stateful", False):
+        return None
+    steps = model.__dict__.get("compiled_steps")
+    if steps is None:
+        steps = model.compiled_steps = {}
+    return steps
+
+
+def _hyperparameters(optimizer: Any) -> tuple:
+    config = optimizer.get_config() if optimizer is not None else {}
+    return tuple((k, v) for k, v in config.items() if isinstance(v, (int, float, str, bool)))
+
+
+def train_function_of(model: Any) -> Callable[[list[Any]], list[Any]]:
+    """``make_train_function(model)``, compiled unless the model runs eagerly."""
+    steps = _steps(model)
+    if steps is None:
+        return make_train_function(model)
+    fn = steps.get("train")
+    if fn is None:
+        plain = make_train_function(model)
+        fn = steps["train"] = Function(
+            lambda data, hyper, weights: plain(data), name=f"{model.name}_train_step"
+        )
+
+    def train_function(data: list[Any]) -> list[Any]:
+        weights = tuple(id(w) for w in model.collected_trainable_weights or ())
+        return fn(data, _hyperparameters(model.optimizer_), weights)
+
+    return train_function
+
+
+def test_function_of(model: Any) -> Callable[[list[Any]], list[Any]]:
+    """``make_test_function(model)``, compiled unless the model runs eagerly."""
+    steps = _steps(model)
+    plain = make_test_function(model)
+    if steps is None:
+        return plain
+    fn = steps.get("test")
+    if fn is None:
+        fn = steps["test"] = Function(plain, name=f"{model.name}_test_step")
+    return fn
+
+
+def predict_function_of(model: Any) -> Callable[[list[Any]], list[Any]]:
+    """The model's outputs for one batch of inputs, compiled unless it runs eagerly."""
+
+    def predict_step(ins_batch: list[Any]) -> list[Any]:
+        feed = FeedDict(list(zip(model.inputs, ins_batch, strict=False)))
+        return execute(model.outputs, feed)
+
+    steps = _steps(model)
+    if steps is None:
+        return predict_step
+    fn = steps.get("predict")
+    if fn is None:
+        fn = steps["predict"] = Function(predict_step, name=f"{model.name}_predict_step")
+    return fn

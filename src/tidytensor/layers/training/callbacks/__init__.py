@@ -31,7 +31,14 @@ from .configure import (
     standardize_callbacks,
 )
 from .hooks import DEFAULT_YIELD_EVERY_MS, CustomCallback, LambdaCallback
-from .keras import CSVLogger, EarlyStopping, ModelCheckpoint, ReduceLROnPlateau, early_stopping
+from .keras import (
+    CSVLogger,
+    EarlyStopping,
+    ModelCheckpoint,
+    ReduceLROnPlateau,
+    early_stopping,
+    model_checkpoint,
+)
 
 __all__ = [
     "BaseCallback",
@@ -50,6 +57,7 @@ __all__ = [
     "ReduceLROnPlateau",
     "configure_callbacks",
     "early_stopping",
+    "model_checkpoint",
     "register_callback_constructor",
     "standardize_callbacks",
 ]

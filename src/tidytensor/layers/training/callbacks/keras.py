@@ -15,7 +15,14 @@ from .... import ops
 from ...errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
 from .base import Callback, _number
 
-__all__ = ["CSVLogger", "EarlyStopping", "ModelCheckpoint", "ReduceLROnPlateau", "early_stopping"]
+__all__ = [
+    "CSVLogger",
+    "EarlyStopping",
+    "ModelCheckpoint",
+    "ReduceLROnPlateau",
+    "early_stopping",
+    "model_checkpoint",
+]
 
 
 # ----------------------------------------------------------------------- monitoring
@@ -146,8 +153,10 @@ def early_stopping(**kwargs: Any) -> EarlyStopping:
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model (``model.save(path)``, TF.js's format) after each epoch, or only when
-    ``monitor`` improves with ``save_best_only``.
+    """Saves the model (``model.save(path)``, TF.js's format) or, with ``save_weights_only``,
+    its weights (``model.save_weights(path)``, a checkpoint ``tf.train.latest_checkpoint``
+    finds) after each epoch, or only when ``monitor`` improves with ``save_best_only``
+    (Keras's callback; ``tf.callbacks.model_checkpoint(...)`` makes one).
 
     Args:
         filepath: where to save; may hold ``{epoch}`` (1-based) and log keys, formatted with
@@ -157,7 +166,12 @@ class ModelCheckpoint(Callback):
         save_best_only: save only when ``monitor`` improves.
         mode: ``'min'``, ``'max'`` or ``'auto'`` (max when ``monitor`` contains ``'acc'``).
         save_freq: ``'epoch'``, or a number of batches between saves.
-        include_optimizer: also save the optimizer's state.
+        include_optimizer: also save the optimizer's state (whole-model saves).
+        save_weights_only: save the weights only (``model.save_weights``): a checkpoint
+            (``'training/cp-{epoch:04d}.ckpt'``, found by ``tf.train.latest_checkpoint``) or,
+            for a ``'.weights.h5'`` path, Keras 3's weights file.
+        initial_value_threshold: the value of ``monitor`` a first save must beat
+            (``save_best_only``).
     """
 
     def __init__(
@@ -169,6 +183,8 @@ class ModelCheckpoint(Callback):
         mode: str = "auto",
         save_freq: Any = "epoch",
         include_optimizer: bool = False,
+        save_weights_only: bool = False,
+        initial_value_threshold: float | None = None,
     ):
         super().__init__()
         self.filepath = os.fspath(filepath)
@@ -177,6 +193,7 @@ class ModelCheckpoint(Callback):
         self.save_best_only = bool(save_best_only)
         self.mode = _monitor_mode("ModelCheckpoint", mode, monitor)
         self.include_optimizer = bool(include_optimizer)
+        self.save_weights_only = bool(save_weights_only)
         if save_freq != "epoch" and not (
             isinstance(save_freq, int) and not isinstance(save_freq, bool) and save_freq > 0
         ):
@@ -186,6 +203,8 @@ class ModelCheckpoint(Callback):
             )
         self.save_freq = save_freq
         self.best = math.inf if self.mode == "min" else -math.inf
+        if initial_value_threshold is not None:
+            self.best = float(initial_value_threshold)
         self.saved: list[str] = []
         self._batches = 0
         self._epoch = 0
@@ -237,17 +256,30 @@ class ModelCheckpoint(Callback):
             self.best = current
         elif self.verbose:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
-        save = getattr(self.model, "save", None)
+        method = "save_weights" if self.save_weights_only else "save"
+        save = getattr(self.model, method, None)
         if save is None:
             raise LayersNotImplementedError(
-                f"ModelCheckpoint needs model.save(), which {type(self.model).__name__} does "
-                "not have"
+                f"ModelCheckpoint needs model.{method}(), which {type(self.model).__name__} "
+                "does not have"
             )
-        if self.include_optimizer:
+        if self.save_weights_only:
+            save(path)
+        elif self.include_optimizer:
             save(path, include_optimizer=True)
         else:
             save(path)
         self.saved.append(path)
+
+
+def model_checkpoint(**kwargs: Any) -> ModelCheckpoint:
+    """A :class:`ModelCheckpoint` callback (Keras's arguments; the seeds' checkpoint workflow).
+
+    >>> cb = model_checkpoint(filepath='training/cp-{epoch:04d}.ckpt', save_weights_only=True)
+    >>> cb.save_weights_only, cb.monitor
+    (True, 'val_loss')
+    """
+    return ModelCheckpoint(**kwargs)
 
 
 class ReduceLROnPlateau(Callback):

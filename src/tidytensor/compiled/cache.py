@@ -1,0 +1,76 @@
+"""A ``tf.function``'s traces by signature: an LRU cache with TF 2's retracing warning."""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict, deque
+from typing import Any
+
+__all__ = ["EAGER", "TraceCache"]
+
+#: Traces one function keeps; the least recently used goes first.
+MAX_TRACES = 32
+#: TF 2 warns when this many of a function's last ``RETRACE_WINDOW`` calls traced.
+RETRACE_WARN = 5
+RETRACE_WINDOW = 10
+
+
+class _Eager:
+    """The cache entry of a signature that runs eagerly (its trace read a value back)."""
+
+    def __repr__(self) -> str:
+        return "EAGER"
+
+
+EAGER = _Eager()
+
+
+class TraceCache:
+    """Signature -> replay (or ``EAGER``), least recently used dropped past ``max_traces``;
+    warns once when calls keep tracing (a Python value or shape that changes every call)."""
+
+    def __init__(self, name: str, max_traces: int = MAX_TRACES) -> None:
+        self.name = name
+        self.max_traces = max_traces
+        self._entries: OrderedDict[Any, Any] = OrderedDict()
+        self._recent: deque[bool] = deque(maxlen=RETRACE_WINDOW)
+        self.traces = 0
+        self.warned = False
+
+    def get(self, key: Any) -> Any:
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+            self._recent.append(False)
+        return entry
+
+    def put(self, key: Any, entry: Any) -> None:
+        self._entries[key] = entry
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_traces:
+            self._entries.popitem(last=False)
+
+    def drop(self, key: Any) -> None:
+        self._entries.pop(key, None)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def traced(self) -> None:
+        """Counts one trace; warns (once) when too many recent calls traced."""
+        self.traces += 1
+        self._recent.append(True)
+        if not self.warned and self.traces > 1 and sum(self._recent) >= RETRACE_WARN:
+            self.warned = True
+            warnings.warn(
+                f"{sum(self._recent)} out of the last {len(self._recent)} calls to tf.function "
+                f"'{self.name}' triggered retracing. Tracing is expensive: a new input shape or "
+                "dtype, or a new Python value among the arguments, traces the function again. "
+                "Pass tensors of one shape, or Python values that do not change from call to "
+                "call.",
+                RuntimeWarning,
+                stacklevel=4,
+            )

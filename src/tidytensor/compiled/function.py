@@ -1,0 +1,316 @@
+"""``tf.function``: trace on the first call per signature, replay after.
+
+A call's *signature* is its tensors' shapes and dtypes, the values of its other arguments,
+which of its tensors share a buffer, and the engine's kernel table (a new backend, a memory
+limit or a registered kernel traces again). The first call with a signature runs eagerly
+while a ``Tracer`` records it (``tracing.py``); later calls replay the recording
+(``replay.py``), so Python side effects run only while tracing, as in TF 2.
+
+Every call runs eagerly (as ``tidy(fn)``, the reference the replays equal bit for bit) when
+``tf.config.run_functions_eagerly(True)`` is set, inside ``tf.profile``, under a gradient
+tape, in debug mode or with the kernel leak detector on, inside an ``atomic_update`` block,
+and inside another function being traced (whose trace then holds this one's kernels). A
+signature whose trace read a value back to Python keeps running eagerly, with a warning
+naming the line. A first trace that creates variables is not kept: the next call traces
+again, and a trace after the first that creates variables raises.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..engine import ENGINE
+from ..engine.atomic_update import active_update
+from ..errors import ArgumentTypeError
+from ..tensor import Tensor, Variable
+from .cache import EAGER, MAX_TRACES, TraceCache
+from .plan import make_plan
+from .replay import Replay, ReplayRefused
+from .tracing import Tracer
+
+__all__ = ["Function", "function"]
+
+_SCALARS = (type(None), bool, int, float, str, bytes, complex)
+
+
+class Function:
+    """A traced-and-replayed function (``tf.function(fn)``); call it like ``fn``."""
+
+    def __init__(
+        self,
+        fn: Callable,
+        name: str | None = None,
+        reduce_retracing: bool = False,
+        jit_compile: bool | None = None,
+        max_traces: int = MAX_TRACES,
+    ) -> None:
+        if not callable(fn):
+            raise ArgumentTypeError(f"tf.function() needs a callable, but got {fn!r}")
+        self.python_function = fn
+        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        #: Accepted as in TF 2 and Keras 3: a replay is specialized to one signature either
+        #: way, and the kernels it replays are NumPy's (no XLA).
+        self.reduce_retracing = bool(reduce_retracing)
+        self.jit_compile = jit_compile
+        self._cache = TraceCache(self.name, max_traces)
+        self._traced_once = False
+        self._busy = False
+        self._warned: set[str] = set()
+        self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """On a method: one function (with its own traces) per instance, as in TF 2."""
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:  # not weakly referenceable: traces kept on the instance itself
+            functions = instance.__dict__.setdefault("_tf_functions", {})
+            bound = functions.get(id(self))
+            if bound is None:
+                bound = functions[id(self)] = self._bind(instance, owner)
+            return bound
+        if bound is None:
+            bound = self._bound[instance] = self._bind(instance, owner)
+        return bound
+
+    def _bind(self, instance: Any, owner: Any) -> Function:
+        return Function(
+            self.python_function.__get__(instance, owner),
+            self.name,
+            self.reduce_retracing,
+            self.jit_compile,
+            self._cache.max_traces,
+        )
+
+    @property
+    def tracing_count(self) -> int:
+        """How many times this function traced (TF 2's ``experimental_get_tracing_count``)."""
+        return self._cache.traces
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._cache.traces
+
+    def replay_source(self, *args: Any, **kwargs: Any) -> str | None:
+        """The straight-line replay of the trace for these arguments, as Python source (None
+        if that signature has no trace, or runs eagerly)."""
+        leaves: list[Any] = []
+        entry = self._cache._entries.get(_signature(args, kwargs, leaves))
+        return entry.source if isinstance(entry, Replay) else None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        engine = ENGINE
+        if (
+            (engine._slow and _watched(engine))
+            or engine.run_functions_eagerly
+            or self._busy
+            or active_update()
+        ):
+            return self._eager(args, kwargs)
+        leaves: list[Any] = []
+        key = _signature(args, kwargs, leaves)
+        entry = self._cache.get(key)
+        if entry is EAGER:
+            return self._eager(args, kwargs)
+        if entry is not None:
+            self._busy = True
+            try:
+                handles = entry(leaves)
+            except ReplayRefused as refused:
+                if refused.stale:
+                    self._cache.drop(key)
+                    return self._trace(key, leaves, args, kwargs)
+                return self._eager(args, kwargs)
+            except Exception:
+                # A kernel failed (nothing was committed): the eager call raises the error
+                # the op raises, with its name, or succeeds where a warning was an error.
+                return self._eager(args, kwargs)
+            finally:
+                self._busy = False
+            return entry.rebuild(handles, leaves)
+        return self._trace(key, leaves, args, kwargs)
+
+    def _eager(self, args: tuple, kwargs: dict) -> Any:
+        fn = self.python_function
+        return ENGINE.tidy(lambda: fn(*args, **kwargs))
+
+    def _trace(self, key: Any, leaves: list, args: tuple, kwargs: dict) -> Any:
+        engine = ENGINE
+        self._cache.traced()
+        tracer = Tracer(engine, self.name, may_create_variables=not self._traced_once)
+        tracer.bind_args(leaves)
+        fn = self.python_function
+        engine.tracer = tracer
+        engine.update_mode()
+        self._busy = True
+        try:
+            result = engine.tidy(lambda: fn(*args, **kwargs))
+        finally:
+            self._busy = False
+            engine.tracer = None
+            engine.update_mode()
+        self._traced_once = True
+        if tracer.broken is not None:
+            self._cache.put(key, EAGER)
+            if tracer.broken not in self._warned:
+                self._warned.add(tracer.broken)
+                warnings.warn(
+                    f"tf.function '{self.name}' runs eagerly for this input signature: "
+                    f"{tracer.broken}. A replay would reuse the value read while tracing, so "
+                    "every call with this signature runs op by op.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        elif tracer.created_variables:
+            pass  # made its variables: the next call traces the function as it now runs
+        else:
+            self._cache.put(key, _build(engine, tracer, result, leaves, self.name))
+        return result
+
+
+def _watched(engine: Any) -> bool:
+    """Whether something watches kernels one by one (a trace around this call, a tape,
+    ``tf.profile``, debug mode): then the call runs eagerly, where they see each kernel. The
+    kernel leak detector alone does not count: it checks the kernels a trace runs."""
+    state = engine.state
+    return engine.tracer is not None or state.taping > 0 or state.profiling or engine.debug_mode
+
+
+def _build(engine: Any, tracer: Tracer, result: Any, leaves: list, name: str) -> Replay:
+    """The replay of a finished trace whose call returned ``result``."""
+    outputs: list[int] = []
+    leaf_ids = {id(t): i for i, t in enumerate(leaves)}
+
+    def template(obj: Any) -> Any:
+        if isinstance(obj, Tensor):
+            if id(obj) in leaf_ids:
+                return _Leaf(leaf_ids[id(obj)])
+            if isinstance(obj, Variable):
+                return _Fixed(obj)
+            s = tracer.slot_of(obj)
+            if s not in outputs:
+                outputs.append(s)
+            return _Out(outputs.index(s))
+        if isinstance(obj, (list, tuple)):
+            items = [template(x) for x in obj]
+            return items if type(obj) is list else type(obj)(items)
+        if isinstance(obj, dict):
+            return {k: template(v) for k, v in obj.items()}
+        return obj
+
+    shape = template(result)
+    assigns = list(tracer.assigns.values())
+    survivors = outputs + [s for _, s in assigns]
+    plan = make_plan(tracer.slots, tracer.steps, survivors)
+    replay = Replay(engine, tracer.slots, plan, outputs, assigns, tracer.commit_actions, name)
+    replay.rebuild = _rebuilder(shape)  # type: ignore[attr-defined]
+    return replay
+
+
+class _Out:
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+
+class _Leaf(_Out):
+    """An argument returned as it is (the eager call returns the same handle)."""
+
+
+class _Fixed:
+    """A variable returned (the eager call returns the variable itself)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+
+def _rebuilder(shape: Any) -> Callable[[list, list], Any]:
+    """``rebuild(handles, leaves)``: the call's result, shaped as the traced call's."""
+    if type(shape) is _Out:
+        i = shape.i
+        return lambda handles, leaves: handles[i]
+    if type(shape) is list and all(type(x) is _Out for x in shape):
+        order = [x.i for x in shape]
+        if order == list(range(len(order))):
+            return lambda handles, leaves: list(handles)
+        return lambda handles, leaves: [handles[i] for i in order]
+
+    def fill(obj: Any, handles: list, leaves: list) -> Any:
+        t = type(obj)
+        if t is _Out:
+            return handles[obj.i]
+        if t is _Leaf:
+            return leaves[obj.i]
+        if t is _Fixed:
+            return obj.obj
+        if t is list:
+            return [fill(x, handles, leaves) for x in obj]
+        if isinstance(obj, tuple):
+            return type(obj)(fill(x, handles, leaves) for x in obj)
+        if t is dict:
+            return {k: fill(v, handles, leaves) for k, v in obj.items()}
+        return obj
+
+    return lambda handles, leaves: fill(shape, handles, leaves)
+
+
+def _signature(args: tuple, kwargs: dict, leaves: list) -> Any:
+    """The cache key of a call (see the module's doc); fills ``leaves`` with its tensors."""
+    key = (_spec(args, leaves), _spec(kwargs, leaves) if kwargs else None)
+    if len(leaves) > 1:
+        ids = [id(t.data_id) for t in leaves]
+        if len(set(ids)) < len(ids):  # shared buffers: the trace reads them as one value
+            key += (tuple(ids.index(i) for i in ids),)
+    return (key, id(ENGINE._kernels), ENGINE.fuse_kernels)
+
+
+def _spec(obj: Any, leaves: list) -> Any:
+    t = type(obj)
+    if t is Tensor or t is Variable or isinstance(obj, Tensor):
+        leaves.append(obj)
+        return (obj._shape, obj.dtype, t is Variable)
+    if t is list or t is tuple:
+        return (t, tuple(_spec(x, leaves) for x in obj))
+    if t in _SCALARS:
+        return (t, obj)
+    if isinstance(obj, dict):
+        return (dict, tuple((k, _spec(v, leaves)) for k, v in obj.items()))
+    if isinstance(obj, (list, tuple)):
+        return (t, tuple(_spec(x, leaves) for x in obj))
+    if isinstance(obj, np.ndarray):
+        return (np.ndarray, obj.shape, obj.dtype.str, obj.tobytes())
+    try:
+        hash(obj)
+    except TypeError:
+        return (t, id(obj))
+    return (t, obj)
+
+
+def function(
+    fn: Callable | None = None,
+    *,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    name: str | None = None,
+) -> Any:
+    """``tf.function``: ``fn`` traced on its first call per signature and replayed after
+    (see the module's doc). As a call (``tf.function(fn)``) or a decorator, with or
+    without arguments (``@tf.function(reduce_retracing=True)``). ``jit_compile`` and
+    ``reduce_retracing`` are accepted as TF 2 takes them; a replay is specialized to one
+    signature either way.
+    """
+
+    def wrap(f: Callable) -> Function:
+        return Function(f, name=name, reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,341 @@
+"""Replays: a trace's kernels as one straight-line Python function, and the commit after it.
+
+``Replay`` turns a ``Plan`` into the source of one function, compiled once::
+
+    def replay(t0, t1, t2):          # the arrays of the bound slots (args, variables)
+        t5 = F0(t0, t1)              # an XpKernel's array function, its attributes bound
+        if t5.dtype is not D5: t5 = _norm(t5, D5)
+        del t0
+        t6 = t5.reshape(S6)          # a view (reshape, identity, lossless cast)
+        ...
+        return (t9, t12)             # the survivors' arrays
+
+It runs on the arrays themselves: no handle, no buffer record and no engine bookkeeping per
+kernel. Kernels that are not ``XpKernel``s get records made for them (``_call_raw``); random
+ops are called again (``_host``). Nothing in the engine changes until the function has
+returned; then ``commit`` makes the output handles, points the variables written at their
+new buffers (``assign_variable``, as ``AtomicUpdate.commit`` does) and runs the optimizer's
+commit actions, under ``critical_section()``. A replay that raises before the commit leaves
+every variable and counter as it was.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..backends.array_backend import new_record
+from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
+from ..engine.state import current_context
+from ..interrupts import critical_section
+from ..sites import user_site
+from .plan import Plan
+from .tracing import Slot, Step
+
+__all__ = ["Replay", "ReplayRefused"]
+
+_NO_LIMIT = float("inf")
+#: Dtypes whose handles count their buffer's bytes (not complex64's three, nor strings').
+_PLAIN = (FLOAT32, INT32, BOOL)
+
+
+class ReplayRefused(Exception):
+    """A replay cannot run this call (a captured tensor or variable was disposed, or the
+    memory budget is short): the function runs the call eagerly instead."""
+
+    def __init__(self, stale: bool) -> None:
+        super().__init__("stale trace" if stale else "over budget")
+        self.stale = stale
+
+
+class _Arg:
+    """A replayed value as a non-``XpKernel`` kernel reads a tensor."""
+
+    __slots__ = ("data_id", "_shape", "dtype", "_disposed", "kept")
+
+    def __init__(self, rec: Any, shape: tuple, dtype: str) -> None:
+        self.data_id = rec
+        self._shape = shape
+        self.dtype = dtype
+        self._disposed = False
+        self.kept = False
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self._shape:
+            n *= d
+        return n
+
+
+def _seen_as(values: Any, shape: tuple, dtype: str) -> Any:
+    """A buffer's values as a handle of ``shape`` and ``dtype`` sees them."""
+    if values.shape != shape:
+        values = values.reshape(shape)
+    want = NUMPY_DTYPE[dtype]
+    return values if values.dtype == want else values.astype(want)
+
+
+def _call_raw(func: Any, backend: Any, arrays: tuple, specs: tuple, attrs: Any, multi: bool) -> Any:
+    """A kernel taking handles (``fn(inputs, attrs, backend)``), on replayed arrays: each
+    input gets a buffer record for the call only; the outputs come back as arrays."""
+    args = tuple(
+        _Arg(new_record(a, backend, a.nbytes, dtype), shape, dtype)
+        for a, (shape, dtype) in zip(arrays, specs, strict=True)
+    )
+    try:
+        out = func(args, attrs, backend)
+        outs = out if type(out) is list else [out]
+        values = []
+        for o in outs:
+            if type(o) is tuple:  # a view of an input's buffer
+                values.append(_seen_as(o[0].values, o[1], o[2]))
+            else:
+                values.append(o.values)
+                backend.dispose_data(o, True)
+    finally:
+        for a in args:
+            backend.dispose_data(a.data_id, True)
+    return values if multi else values[0]
+
+
+def _host_call(fn: Callable, args: tuple, kwargs: dict, engine: Any) -> Callable[[], Any]:
+    """A random op called again: its values as an array, its handle gone."""
+
+    def host() -> Any:
+        t = fn(*args, **kwargs)
+        values = engine.backend.array(t)
+        engine.dispose_tensor(t)
+        return values
+
+    return host
+
+
+class Replay:
+    """One signature's replay: ``replay(leaves)`` returns the call's output handles."""
+
+    def __init__(
+        self,
+        engine: Any,
+        slots: list[Slot],
+        plan: Plan,
+        outputs: list[int],
+        assigns: list[tuple[Any, int]],
+        actions: list[Callable[[], None]],
+        name: str,
+    ) -> None:
+        self.engine = engine
+        self.backend = engine.backend
+        self.plan = plan
+        self.peak = plan.peak
+        self.actions = tuple(actions)
+        self.source, self.compute = _compile(slots, plan, self.backend, engine, name)
+        # Binding: (leaf index, None) for arguments, (None, handle) for variables/captures.
+        self.binds = tuple(
+            (slots[s].source, None) if slots[s].kind == "arg" else (None, slots[s].source)
+            for s in plan.bound
+        )
+        bound_pos = {s: i for i, s in enumerate(plan.bound)}
+        returned_pos = {s: i for i, s in enumerate(plan.returned)}
+
+        def entry(s: int) -> tuple:
+            """(root key, where the root's buffer comes from, shape, dtype, root dtype)."""
+            slot = slots[s]
+            root = slots[slot.root]
+            if root.kind == "const":
+                source = ("const", root.source)
+            elif root.index in bound_pos:
+                source = ("bound", bound_pos[root.index])
+            else:
+                source = ("made", returned_pos[root.index])
+            return (root.index, source, slot.shape, slot.dtype, root.dtype)
+
+        self.outputs = tuple(entry(s) for s in outputs)
+        self.assigns = tuple((v, entry(s)) for v, s in assigns)
+
+    def __call__(self, leaves: list[Any]) -> list[Any]:
+        engine = self.engine
+        state = engine.state
+        backend = self.backend
+        start = state.buffer_bytes
+        if start + self.peak > state.byte_limit:
+            raise ReplayRefused(stale=False)
+        arrays = []
+        records = []
+        array = backend.array
+        for leaf, handle in self.binds:
+            t = leaves[leaf] if handle is None else handle
+            rec = t.data_id
+            if t._disposed or rec.refs <= 0 or rec.backend is not backend:
+                raise ReplayRefused(stale=handle is not None)
+            arrays.append(array(t))
+            records.append(rec)
+        made = self.compute(*arrays)
+        del arrays
+        if not self.assigns and not self.actions:  # outputs only: no update to keep whole
+            handles = self._unchecked_commit(made, records)
+        else:
+            with critical_section():
+                handles = self._unchecked_commit(made, records)
+                for action in self.actions:
+                    action()
+        peak = start + self.peak
+        if peak > state.peak_bytes:
+            state.peak_bytes = peak
+        return handles
+
+    def _unchecked_commit(self, made: tuple, records: list[Any]) -> list[Any]:
+        """``_commit`` without the budget check per handle: the budget was checked for the
+        whole replay, survivors included, so the commit cannot stop half-way."""
+        state = self.engine.state
+        limit, state.byte_limit = state.byte_limit, _NO_LIMIT
+        try:
+            return self._commit(made, records)
+        finally:
+            state.byte_limit = limit
+
+    def _commit(self, made: tuple, records: list[Any]) -> list[Any]:
+        """Output handles and variable writes, counted as the eager call counts them."""
+        engine = self.engine
+        backend = self.backend
+        state = engine.state
+        buffers: dict[int, Any] = {}  # root -> its record, made once per call
+        claimed: set[int] = set()
+        ctx = current_context()
+        site = ctx.site
+        if site is None and engine.track_sites and (self.outputs or self.assigns):
+            site = user_site(4)  # once for the call's handles, not once per handle
+        make = engine._make_tensor
+        handles = []
+        for root, (where, at), shape, dtype, root_dtype in self.outputs:
+            rec = buffers.get(root)
+            if rec is None:
+                rec = buffers[root] = _record(where, at, made, records, backend, root_dtype)
+            if where == "bound" or root in claimed:
+                rec.refs += 1  # one more handle on a counted buffer
+            claimed.add(root)
+            handles.append(make(rec, shape, dtype, backend, ctx, site))
+        holder = _Arg(None, (), "float32")
+        for v, (root, (where, at), _shape, _dtype, root_dtype) in self.assigns:
+            rec = buffers.get(root)
+            if rec is None:
+                rec = buffers[root] = _record(where, at, made, records, backend, root_dtype)
+            fresh = where != "bound" and root not in claimed
+            if fresh:  # the buffer the eager call's new value counted
+                state.buffer_bytes += rec.nbytes
+                state.num_data_buffers += 1
+                claimed.add(root)
+            old = v.data_id
+            if (
+                old is not rec
+                and old.nbytes == rec.nbytes
+                and old.dtype is rec.dtype
+                and v.dtype is rec.dtype
+                and v.dtype in _PLAIN
+            ):
+                # assign_variable's net effect when the handle's bytes do not change: the
+                # variable's handle moves to the new buffer, the old one loses a reference.
+                v.data_id = rec
+                if not fresh:
+                    rec.refs += 1
+                if backend.dispose_data(old):
+                    state.num_data_buffers -= 1
+                    state.buffer_bytes -= old.nbytes
+                continue
+            holder.data_id = rec
+            engine.assign_variable(v, holder)
+            if fresh:
+                rec.refs -= 1  # the new value's own handle, which the eager call disposed
+        return handles
+
+
+def _record(where: str, at: Any, made: tuple, records: list, backend: Any, dtype: str) -> Any:
+    if where == "bound":
+        return records[at]
+    values = made[at] if where == "made" else at
+    return new_record(values, backend, values.nbytes, dtype)
+
+
+def _compile(
+    slots: list[Slot], plan: Plan, backend: Any, engine: Any, name: str
+) -> tuple[str, Callable]:
+    """The replay function's source and the function (see the module's doc)."""
+    names: dict[str, Any] = {"_norm": backend.xp.asarray, "_raw": _call_raw, "_B": backend}
+    lines = [f"def replay({', '.join(f't{s}' for s in plan.bound)}):"]
+
+    def ref(s: int) -> str:
+        slot = slots[s]
+        if slot.kind == "const":
+            names[f"C{s}"] = slot.source
+            return f"C{s}"
+        return f"t{s}"
+
+    for k, (step, dead) in enumerate(zip(plan.steps, plan.frees, strict=True)):
+        _emit(k, step, slots, backend, engine, names, ref, lines)
+        if dead:
+            lines.append(f"    del {', '.join(f't{s}' for s in dead)}")
+    ret = ", ".join(f"t{s}" for s in plan.returned)
+    lines.append(f"    return ({ret}{',' if len(plan.returned) == 1 else ''})")
+    source = "\n".join(lines) + "\n"
+    code = compile(source, f"<tf.function {name} replay>", "exec")
+    exec(code, names)  # noqa: S102 - our own generated straight-line code
+    return source, names["replay"]
+
+
+def _emit(
+    k: int,
+    step: Step,
+    slots: list[Slot],
+    backend: Any,
+    engine: Any,
+    names: dict,
+    ref: Callable[[int], str],
+    lines: list[str],
+) -> None:
+    args = ", ".join(ref(s) for s in step.ins)
+    outs = step.outs
+    if step.kind == "view":
+        src, out = slots[step.ins[0]], slots[outs[0]]
+        expr = ref(src.index)
+        if src.shape != out.shape:
+            names[f"S{out.index}"] = out.shape
+            expr += f".reshape(S{out.index})"
+        if src.dtype != out.dtype:
+            names[f"D{out.index}"] = out.np_dtype
+            expr += f".astype(D{out.index})"
+        lines.append(f"    t{out.index} = {expr}  # {step.name}")
+        return
+    if step.kind == "host":
+        fn_args, fn_kwargs = step.attrs
+        names[f"H{k}"] = _host_call(step.fn, fn_args, fn_kwargs, engine)
+        lines.append(f"    t{outs[0]} = H{k}()  # {step.name}")
+        return
+    if step.kind == "xp":
+        names[f"F{k}"] = functools.partial(step.fn, xp=backend.xp, **(step.attrs or {}))
+        call = f"F{k}({args})"
+    else:
+        names[f"R{k}"] = step.fn
+        names[f"P{k}"] = tuple((slots[s].shape, slots[s].dtype) for s in step.ins)
+        names[f"A{k}"] = step.attrs
+        comma = "," if len(step.ins) == 1 else ""
+        call = f"_raw(R{k}, _B, ({args}{comma}), P{k}, A{k}, {step.multi})"
+    if step.multi:
+        lines.append(f"    _o = {call}  # {step.name}")
+        for j, s in enumerate(outs):
+            lines.append(f"    t{s} = _o[{j}]")
+        lines.append("    del _o")
+    else:
+        lines.append(f"    t{outs[0]} = {call}  # {step.name}")
+    if step.kind == "xp":
+        for s in outs:
+            names[f"D{s}"] = slots[s].np_dtype
+            lines.append(f"    if t{s}.dtype is not D{s}: t{s} = _norm(t{s}, D{s})")

@@ -11,6 +11,7 @@ exported.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import types
 from typing import Any
@@ -55,6 +56,25 @@ def namespaces() -> dict[str, types.ModuleType]:
     return found
 
 
+class Unavailable:
+    """A public name whose value needs an optional extra that is not installed (made lazily
+    by the module's ``__getattr__``): what importing it said."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Unavailable({self.message!r})"
+
+
+def value_of(module: types.ModuleType, name: str) -> Any:
+    """``getattr(module, name)``, or an :class:`Unavailable` if it needs a missing extra."""
+    try:
+        return getattr(module, name)
+    except ImportError as exc:
+        return Unavailable(str(exc))
+
+
 def public_objects() -> list[tuple[str, Any]]:
     """``[('tf.layers.dense', <function dense>), ...]``: every public name that is not itself a
     namespace, with its value."""
@@ -63,19 +83,41 @@ def public_objects() -> list[tuple[str, Any]]:
     objects = []
     for prefix, module in spaces.items():
         for name in public_names(module):
-            value = getattr(module, name)
+            value = value_of(module, name)
             if id(value) not in modules:
                 objects.append((f"{prefix}.{name}", value))
     return objects
 
 
+def resolve(path: str) -> Any:
+    """Imports ``a.b.c.Name.attr`` as documentation tools do: the longest importable module,
+    then attributes (``KeyError`` / ``AttributeError`` where one is missing)."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for i, part in enumerate(parts[cut:]):
+            # a module's own names only: one its __getattr__ makes on demand is no path
+            value = vars(value)[part] if i == 0 else getattr(value, part)
+        return value
+    raise ImportError(path)
+
+
 def canonical_path(value: Any) -> str | None:
     """Where ``value`` is defined (``tidytensor.ops.creation.tensor``), as documentation
-    tools import it; ``None`` for a plain value (a string constant)."""
+    tools import it; ``None`` for a plain value (a string constant) or an object that no
+    import path reaches (made at run time)."""
     module = getattr(value, "__module__", None)
     qualname = getattr(value, "__qualname__", None)
     if not (inspect.isclass(value) or callable(value)) or module is None or qualname is None:
         return None
     if "<locals>" in qualname:
         return None
-    return f"{module}.{qualname}"
+    path = f"{module}.{qualname}"
+    try:  # made at run time (a class built on first use): no importable path
+        found = resolve(path)
+    except (ImportError, AttributeError, KeyError):
+        return None
+    return path if found is value else None

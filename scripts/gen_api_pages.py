@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import api_names  # noqa: E402
+from griffe_docstrings import fence_doctests  # noqa: E402
 
 
 def page_file(namespace: str) -> str:
@@ -26,13 +27,29 @@ def _summary(module: object) -> str:
     return doc.split("\n\n", 1)[0].strip()
 
 
+def _by_hand(qualified: str, value: object) -> list[str]:
+    """A section for an object mkdocstrings cannot import by path (made at run time): its
+    signature and docstring as ``inspect`` reads them."""
+    try:
+        signature = str(inspect.signature(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        signature = "(...)"
+    kind = "class " if inspect.isclass(value) else ""
+    doc = fence_doctests(inspect.getdoc(value) or "")
+    return ["```python", f"{kind}{qualified}{signature}", "```", "", doc, ""]
+
+
 def _section(qualified: str, value: object) -> list[str]:
     lines = [f"## `{qualified}` {{ #{qualified} }}", ""]
     path = api_names.canonical_path(value)
-    if path is None:
-        lines += [f"`{qualified} = {value!r}`", ""]
-    else:
+    if isinstance(value, api_names.Unavailable):
+        lines += [f"Needs an optional extra that is not installed here: {value.message}", ""]
+    elif path is not None:
         lines += [f"::: {path}", "    options:", "      show_root_heading: true", ""]
+    elif callable(value):
+        lines += _by_hand(qualified, value)
+    else:
+        lines += [f"`{qualified} = {value!r}`", ""]
     return lines
 
 
@@ -56,7 +73,7 @@ def reference_pages() -> dict[str, str]:
         subspaces = []
         count = 0
         for name in api_names.public_names(module):
-            value = getattr(module, name)
+            value = api_names.value_of(module, name)
             if id(value) in module_ids:
                 subspaces.append(module_ids[id(value)])
                 continue

@@ -52,7 +52,27 @@ def backend_skips(name: str) -> list[tuple[str, str]]:
     return found
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
+    """Skips for ``TIDYTENSOR_BACKEND`` (``backend_skips/<name>.txt``); and, for README's
+    ``pytest -n auto --dist loadgroup`` (pytest-xdist), the tests of a module that share one of
+    its module- or class-scoped fixtures (a subprocess run, an executed notebook, a module
+    built once) become one ``xdist_group``: one worker computes the fixture once, rather than
+    every worker that gets one of those tests. (xdist hands out the largest groups first,
+    then single tests in collection order.)"""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        module = item.nodeid.split("::")[0]
+        for name in getattr(info, "names_closure", ()):
+            defs = info.name2fixturedefs.get(name)
+            # fixtures of the test's own module only (a conftest's would group a folder)
+            if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid.startswith(module):
+                item.add_marker(pytest.mark.xdist_group(f"{defs[-1].baseid}::{name}"))
+    _skip_for_backend(config, items)
+
+
+def _skip_for_backend(config, items):
+    """Marks the tests that ``backend_skips/<TIDYTENSOR_BACKEND>.txt`` lists as skipped."""
     if BACKEND is None:
         return
     skips = backend_skips(BACKEND)

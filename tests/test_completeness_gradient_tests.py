@@ -1,7 +1,7 @@
 """Completeness, check (f) (see ``completeness_catalog.py``): every registered gradient,
 and every differentiable op, is exercised by a ``tf.testing.check_grads`` call or a golden
-``grad`` case somewhere in ``tests/``. The suite's gradient tests run in subprocesses (one per
-test folder) with :class:`GradCoverageRecorder`, which records the kernels whose gradient
+``grad`` case somewhere in ``tests/``. The suite's gradient tests run in a subprocess (more
+only where two test files share a basename) with :class:`GradCoverageRecorder`, which records the kernels whose gradient
 functions the tape calls (for kernels the function under test ran, not check_grads' own
 loss) and the public ops the function under test called under a tape.
 Adding a gradient or a differentiable op without a gradient test fails here.
@@ -201,19 +201,36 @@ def _record_gradient_coverage(out_path: Path, files: list[str]) -> int:
     return int(pytest.main(args, plugins=[GradCoverageRecorder(out_path)]))
 
 
+#: A test file can hold a gradient test only if it names one of these: a gradient test's
+#: function calls ``check_grads`` (its source says so), and golden ``grad`` cases come from
+#: ``golden_util``'s case tables.
+GRADIENT_TEST_MARKERS = ("check_grads", "golden_util")
+
+
 def _test_file_groups() -> list[list[str]]:
-    """Every test file under tests/ but the completeness checks' own (``test_completeness_*``:
-    this file must not run itself), grouped by folder: one pytest session per folder, as the
-    suite's folders are run (two folders may hold test files of one basename, which one
-    session cannot import side by side)."""
-    groups: dict[Path, list[str]] = {}
+    """Every test file under tests/ that can hold a gradient test (``GRADIENT_TEST_MARKERS``;
+    the other files are not even collected, which saves most of this check's time) but the
+    completeness checks' own (``test_completeness_*``: this file must not run itself), in as
+    few pytest sessions as can hold them: one, unless two folders hold test files of one
+    basename, which one session cannot import side by side."""
+    groups: list[list[Path]] = []
     for path in sorted(TESTS_DIR.rglob("test_*.py")):
         if "node_modules" in path.parts or path.name.startswith("test_completeness"):
             continue
-        groups.setdefault(path.parent, []).append(str(path))
-    return list(groups.values())
+        text = path.read_text(encoding="utf-8")
+        if not any(marker in text for marker in GRADIENT_TEST_MARKERS):
+            continue
+        for group in groups:
+            if all(other.name != path.name for other in group):
+                group.append(path)
+                break
+        else:
+            groups.append([path])
+    return [[str(path) for path in group] for group in groups]
 
 
+# Under pytest-xdist (``--dist loadgroup``) the three tests that share this module-scoped
+# fixture run on one worker (tests/conftest.py groups them), so the run happens once.
 @pytest.fixture(scope="module")
 def grad_coverage(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("grad_coverage")
@@ -228,17 +245,17 @@ def grad_coverage(tmp_path_factory):
             text=True,
             timeout=1200,
         )
-        folder = Path(files[0]).parent.relative_to(ROOT)
+        session = f"session {i + 1} ({len(files)} files from {Path(files[0]).relative_to(ROOT)})"
         assert out.is_file(), (
-            f"the gradient-coverage run of {folder} wrote nothing (exit {proc.returncode}):\n"
+            f"the gradient-coverage run of {session} wrote nothing (exit {proc.returncode}):\n"
             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
         )
         found = json.loads(out.read_text())
         coverage["kernels"] |= set(found["kernels"])
         coverage["ops"] |= set(found["ops"])
         coverage["selected"] += found["selected"]
-        if found["exitstatus"] not in (0, 5):  # 5: no gradient test in that folder
-            outputs.append(f"--- {folder} (exit {found['exitstatus']}):\n{proc.stdout[-1500:]}")
+        if found["exitstatus"] not in (0, 5):  # 5: no gradient test in that session
+            outputs.append(f"--- {session} (exit {found['exitstatus']}):\n{proc.stdout[-1500:]}")
     coverage["output"] = "\n".join(outputs)
     return coverage
 

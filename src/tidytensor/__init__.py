@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import config, data, datasets, testing, train, viz
 from . import ops as _ops
 from .autodiff import custom_grad, grad, grads, value_and_grad, value_and_grads, variable_grads
@@ -31,6 +33,29 @@ from .errors import (
     VariableExistsError,
 )
 from .ops import *  # noqa: F403
+
+if TYPE_CHECKING:  # ``from .ops import *`` spelled out for type checkers (ops.__all__ is built)
+    from .ops.arithmetic import *  # noqa: F403
+    from .ops.basic_math import *  # noqa: F403
+    from .ops.convolution import *  # noqa: F403
+    from .ops.creation import *  # noqa: F403
+    from .ops.dropout import *  # noqa: F403
+    from .ops.evaluation import *  # noqa: F403
+    from .ops.logical import *  # noqa: F403
+    from .ops.matrices import *  # noqa: F403
+    from .ops.moving_average import *  # noqa: F403
+    from .ops.normalization import *  # noqa: F403
+    from .ops.pooling import *  # noqa: F403
+    from .ops.ragged import *  # noqa: F403
+    from .ops.random import *  # noqa: F403
+    from .ops.reduction import *  # noqa: F403
+    from .ops.rnn import *  # noqa: F403
+    from .ops.scan import *  # noqa: F403
+    from .ops.segment import *  # noqa: F403
+    from .ops.signal_util import *  # noqa: F403
+    from .ops.slicing_joining import *  # noqa: F403
+    from .ops.transformations import *  # noqa: F403
+
 from .ops import NAMESPACES as _NAMESPACES
 from .ops import math_namespace as math
 from .ops import signal
@@ -122,6 +147,7 @@ __all__ = [
     "testing",
     "ResourceExhaustedError",
     "LeakWarning",
+    "Reduction",
     "MemoryAlertWarning",
     "Optimizer",
     "SGDOptimizer",

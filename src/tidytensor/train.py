@@ -75,7 +75,9 @@ def checkpoint_state_text(prefix: str, all_prefixes: list[str] | None = None) ->
     return "\n".join(lines) + "\n"
 
 
-def read_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None):
+def read_checkpoint_state(
+    checkpoint_dir: str | os.PathLike, latest_filename: str | None = None
+) -> tuple[str | None, list[str]]:
     """``(newest, all)`` checkpoint prefixes from ``checkpoint_dir``'s state file, joined with
     the directory when relative; ``(None, [])`` when there is no readable state file."""
     directory = os.fspath(checkpoint_dir)
@@ -106,7 +108,9 @@ def read_checkpoint_state(checkpoint_dir: str | os.PathLike, latest_filename: st
     return newest, every
 
 
-def latest_checkpoint(checkpoint_dir: str | os.PathLike, latest_filename: str | None = None):
+def latest_checkpoint(
+    checkpoint_dir: str | os.PathLike, latest_filename: str | None = None
+) -> str | None:
     """The newest checkpoint saved in ``checkpoint_dir`` (``model.save_weights`` or
     ``tf.callbacks.ModelCheckpoint(save_weights_only=True)``), as the path prefix
     ``model.load_weights`` takes, or ``None`` when the directory holds none (TF 2's

@@ -6,7 +6,7 @@ logic lives here."""
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..dtypes import BYTES_PER_ELEMENT, COMPLEX64
 
@@ -47,6 +47,17 @@ class LeakedTensor:
 
 class MemoryInfo:
     """``tf.memory()``: read by attribute (``num_tensors``...), as TF.js's fields."""
+
+    # The fields every backend gives, declared for type checkers (no class attributes).
+    num_tensors: int
+    num_data_buffers: int
+    num_bytes: int
+    unreliable: bool
+    reasons: list[str]
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any: ...  # a backend's own (num_bytes_in_gpu)
 
     def __init__(self, **fields: Any):
         self.__dict__.update(fields)

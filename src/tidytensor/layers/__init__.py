@@ -69,6 +69,7 @@ Adding a layer family
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from ..optimizers import OPTIMIZER_CLASSES as _OPTIMIZER_CLASSES
 from . import activations as activations
@@ -126,3 +127,23 @@ for _alias, _target in _ALIASES.items():
     globals()[_alias] = globals()[_target]
     __all__.append(_alias)
 del _name, _module, _factory
+
+if TYPE_CHECKING:  # the loop above, spelled out for type checkers
+    from .advanced_activations import *  # noqa: F403
+    from .convolutional import *  # noqa: F403
+    from .convolutional_depthwise import *  # noqa: F403
+    from .convolutional_recurrent import *  # noqa: F403
+    from .core import *  # noqa: F403
+    from .embeddings import *  # noqa: F403
+    from .merge import *  # noqa: F403
+    from .noise import *  # noqa: F403
+    from .normalization import *  # noqa: F403
+    from .padding import *  # noqa: F403
+    from .pooling import *  # noqa: F403
+    from .preprocessing import *  # noqa: F403
+    from .recurrent import *  # noqa: F403
+    from .wrappers import *  # noqa: F403
+
+    relu = re_lu  # noqa: F405
+    leaky_relu = leaky_re_lu  # noqa: F405
+    thresholded_relu = thresholded_re_lu  # noqa: F405

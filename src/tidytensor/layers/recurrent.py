@@ -216,7 +216,9 @@ class RNN(Layer):
         stateful: carry the final states of a batch into the next call (needs a fixed
             batch size: ``batch_input_shape``); :meth:`reset_states` zeroes them.
         unroll: ignored (as in TF.js).
-        input_dim, input_length: Keras's way to give ``input_shape=[input_length, input_dim]``.
+        input_dim: with ``input_length``, Keras's way to give
+            ``input_shape=[input_length, input_dim]``.
+        input_length: the number of time steps (see ``input_dim``).
 
     Call arguments: ``mask`` (``[batch, time]``), ``training``, ``initial_state`` (one tensor
     per state; symbolic ones become extra inputs of the layer).

@@ -14,7 +14,7 @@ import os
 import reprlib
 import sysconfig
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -70,6 +70,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 run_kernel = ENGINE.run_kernel
 
 
+@overload
+def op(fn: F, *, name: str | None = None, fast_kernel: str | None = None) -> F: ...
+@overload
+def op(
+    fn: None = None, *, name: str | None = None, fast_kernel: str | None = None
+) -> Callable[[F], F]: ...
 def op(fn: F | None = None, *, name: str | None = None, fast_kernel: str | None = None) -> Any:
     """Wraps ``fn`` so that it runs in a scope named ``<name>__op``.
 

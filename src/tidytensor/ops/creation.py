@@ -165,7 +165,7 @@ def _ranked(rank: int):
 
     create.__name__ = create.__qualname__ = name
     create.__doc__ = (
-        f"Creates a rank-{rank} tensor from {nested} values, or flat values and a shape.\n\n"
+        f"Creates a rank-{rank} tensor from ``{nested}`` values, or flat values and a shape.\n\n"
         f"    >>> tf.{name}([1] * {2**rank}, [2] * {rank}).shape\n"
         f"    {[2] * rank}\n"
     )

@@ -5,6 +5,10 @@
   as ``4/4 [==============================] - 0s 2ms/step - loss: 0.2500 - acc: 0.9000 -
   val_loss: 0.3000``. It uses ``tqdm`` when installed (``pip install tidytensor[progress]``),
   else a built-in carriage-return line.
+- ``verbose=1`` in a Jupyter notebook (printing to the notebook's own output): the same bar
+  and line, one output per epoch, redrawn in place through IPython's display updates (no
+  carriage returns, no widget library needed); the saved notebook keeps each epoch's last
+  state, as plain text and as HTML with a ``<progress>`` bar.
 - ``verbose=2``, or output that is not a terminal (a file, a pipe, a notebook capture): one
   line per epoch, ``Epoch 3/10 - 0s 2ms/step - loss: 0.2500 - acc: 0.9000``.
 - ``verbose=0``: nothing.
@@ -26,6 +30,7 @@ Epoch 1/2 - T - loss: 0.2500 - acc: 0.7500
 
 from __future__ import annotations
 
+import html
 import math
 import sys
 import time
@@ -68,6 +73,19 @@ def _format_eta(seconds: float) -> str:
     if seconds >= 60:
         return f"{seconds // 60}:{seconds % 60:02d}"
     return f"{seconds}s"
+
+
+def notebook_display() -> Any:
+    """IPython's ``display`` when this process is a Jupyter kernel (IPython already imported
+    and its shell attached to a kernel), else ``None``."""
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    shell = get_ipython() if get_ipython is not None else None
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
+    from IPython.display import display
+
+    return display
 
 
 def _tqdm() -> Any:
@@ -114,6 +132,9 @@ class ProgbarLogger(BaseCallback):
         self._seen = 0
         self._totals: dict[str, float] = {}
         self._steps: int | None = None
+        self._display: Any = None  # IPython's display, in a notebook
+        self._handle: Any = None  # the epoch's display handle, in a notebook
+        self._epoch_title = ""
 
     # ---------------------------------------------------------------- setup
     def _verbosity(self) -> int:
@@ -131,6 +152,10 @@ class ProgbarLogger(BaseCallback):
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._out = self.stream if self.stream is not None else sys.stdout
         interactive = self.interactive
+        self._display = None
+        if self.stream is None and interactive is None:
+            self._display = notebook_display()
+            interactive = self._display is not None or None
         if interactive is None:
             isatty = getattr(self._out, "isatty", None)
             try:
@@ -159,8 +184,11 @@ class ProgbarLogger(BaseCallback):
         self._totals = {}
         self._line_len = 0
         self._last_draw = 0.0
-        if self._live:
-            self._write(f"Epoch {epoch + 1}/{self.params.get('epochs')}\n")
+        self._epoch_title = f"Epoch {epoch + 1}/{self.params.get('epochs')}"
+        if self._live and self._display is not None:
+            self._handle = self._display(self._rich(self._bar_text()), raw=True, display_id=True)
+        elif self._live:
+            self._write(self._epoch_title + "\n")
             use_tqdm = self.use_tqdm if self.use_tqdm is not None else _tqdm() is not None
             if use_tqdm:
                 tqdm = _tqdm()
@@ -223,8 +251,22 @@ class ProgbarLogger(BaseCallback):
             bar = "=" * max(filled - 1, 0) + ">" + "." * (self.bar_width - max(filled, 1))
         return f"{self._done:>{width}}/{self._steps} [{bar}]"
 
+    def _rich(self, line: str) -> dict[str, str]:
+        """The notebook output for ``line``: plain text and HTML with a progress bar."""
+        plain = f"{self._epoch_title}\n{line}"
+        bar = ""
+        if self._steps:
+            done = min(self._done, self._steps)
+            bar = f'<progress value="{done}" max="{self._steps}"></progress> '
+        title = html.escape(self._epoch_title)
+        page = f'<pre style="margin: 0">{title}\n{bar}{html.escape(line)}</pre>'
+        return {"text/plain": plain, "text/html": page}
+
     def _draw(self, text: str) -> None:
         line = f"{self._bar_text()} - {text}" if text else self._bar_text()
+        if self._handle is not None:
+            self._handle.update(self._rich(line), raw=True)
+            return
         pad = max(self._line_len - len(line), 0)
         self._line_len = len(line)
         self._write("\r" + line + " " * pad)
@@ -245,6 +287,9 @@ class ProgbarLogger(BaseCallback):
                 self._bar.set_description_str(text, refresh=True)
                 self._bar.close()
                 self._bar = None
+            elif self._handle is not None:
+                self._draw(text)
+                self._handle = None
             else:
                 self._draw(text)
                 self._write("\n")

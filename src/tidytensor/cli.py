@@ -6,6 +6,8 @@ runs it.
 ['tidy']
 >>> build_parser().parse_args(['predict', 'm/', '--input', 'x.npy']).input
 'x.npy'
+>>> build_parser().parse_args(['summary', 'm/', '--import', 'a', '-m', 'b.py']).imports
+['a', 'b.py']
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         "localstorage://name) and prints its format, weights manifest and layer table.",
     )
     summary.add_argument("model", metavar="MODEL")
+    _add_import_option(summary)
     summary.add_argument("--line-length", type=int, default=None, help="width of the layer table")
     predict = commands.add_parser(
         "predict",
@@ -54,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         "input), list of nested lists (one per input) or object keyed by input name.",
     )
     predict.add_argument("model", metavar="MODEL")
+    _add_import_option(predict)
     predict.add_argument("--input", required=True, metavar="FILE", help=".json, .npy or .npz")
     predict.add_argument(
         "--output", metavar="FILE", help="write the output(s) to a .json, .npy or .npz file"
@@ -63,6 +67,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-strict", action="store_true", help="load even if some weights do not match"
     )
     return parser
+
+
+def _add_import_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "-m",
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (a dotted name found from the current directory, or a .py file) "
+        "before loading, so that the custom layers it registers with "
+        "tf.serialization.register_class load; repeatable",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

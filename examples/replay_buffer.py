@@ -158,7 +158,7 @@ class QNetwork:
 
 
 def train_step(
-    q: QNetwork, optimizer: Any, batch: dict[str, tf.Tensor], gamma: float = 0.9
+    q: QNetwork, optimizer: Any, batch: dict[str, tf.Tensor], gamma: float = 0.5
 ) -> float:
     """One Q-learning update on a batch; disposes the batch. Returns the loss."""
     target = tf.tidy(
@@ -190,7 +190,7 @@ def run_agent(
     rng = random.Random(seed)
     env = ToyEnv(seed)
     q = QNetwork(seed)
-    optimizer = tf.train.sgd(0.01)
+    optimizer = tf.train.adam(0.01)
     losses = []
     with ReplayBuffer(capacity, seed) as memory:
         state = env.reset()
@@ -270,7 +270,13 @@ def main() -> None:
     print(
         f"pushed {result['pushed']}, evicted {result['evicted']}; tensors left: {tf.memory().num_tensors - base}"
     )
-    print(f"loss: first {result['losses'][0]:.4f}, last {result['losses'][-1]:.4f}")
+    losses = result["losses"]
+    window = max(1, len(losses) // 10)
+    first, last = np.mean(losses[:window]), np.mean(losses[-window:])
+    print(
+        f"Q-learning loss, mean of the first and the last {window} of {len(losses)} updates: "
+        f"{first:.4f} -> {last:.4f} ({'learned' if last < first else 'did NOT learn'})"
+    )
     print("the seed's version:")
     try:
         seed_002_bug()

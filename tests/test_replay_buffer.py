@@ -166,3 +166,11 @@ def test_example_runs_as_a_script():
     assert len(steps) == 5 and len(set(steps)) == 1, proc.stdout
     assert "pushed 5000, evicted 4500; tensors left: 0" in proc.stdout
     assert "TensorDisposedError: Tensor" in proc.stdout and "in seed_002_bug" in proc.stdout
+    learned = re.search(
+        r"^Q-learning loss, mean of the first and the last (\d+) of (\d+) updates: "
+        r"([\d.]+) -> ([\d.]+) \(learned\)$",
+        proc.stdout,
+        flags=re.M,
+    )
+    assert learned, proc.stdout
+    assert float(learned.group(4)) < float(learned.group(3)) / 2

@@ -202,9 +202,9 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]
 
     def fn(x: Any, dy: Any = None) -> ValueAndGrad:
         if not isinstance(x, Tensor):
-            raise ArgumentTypeError("The x passed in valueAndGrad(f)(x) must be a tensor")
+            raise ArgumentTypeError("The x passed in value_and_grad(f)(x) must be a tensor")
         if dy is not None and not isinstance(dy, Tensor):
-            raise ArgumentTypeError("The dy passed in valueAndGrad(f)(x, dy) must be a tensor")
+            raise ArgumentTypeError("The dy passed in value_and_grad(f)(x, dy) must be a tensor")
         value, (g,) = gradients(lambda: f(x), [x], dy)
         _check_grads_found([g])
         return ValueAndGrad(value, g)
@@ -219,10 +219,12 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., ValueAndGrads]:
     def fn(args: Any, dy: Any = None) -> ValueAndGrads:
         if not isinstance(args, (list, tuple)) or not all(isinstance(a, Tensor) for a in args):
             raise ArgumentTypeError(
-                "The args passed in valueAndGrads(f)(args) must be array of tensors"
+                "The args passed in value_and_grads(f)(args) must be array of tensors"
             )
         if dy is not None and not isinstance(dy, Tensor):
-            raise ArgumentTypeError("The dy passed in valueAndGrads(f)(args, dy) must be a tensor")
+            raise ArgumentTypeError(
+                "The dy passed in value_and_grads(f)(args, dy) must be a tensor"
+            )
         value, gs = gradients(lambda: f(*args), list(args), dy)
         _check_grads_found(gs)
         return ValueAndGrads(value, gs)
@@ -241,7 +243,7 @@ def variable_grads(
         or not all(isinstance(v, Variable) for v in var_list)
     ):
         raise ArgumentTypeError(
-            "var_list for variableGrads(f, var_list) must be a list of Variables"
+            "var_list for variable_grads(f, var_list) must be a list of Variables"
         )
     specified = var_list is not None
     if var_list is None:
@@ -249,7 +251,7 @@ def variable_grads(
     trainable = [v for v in var_list if v.trainable]
     if not trainable:
         raise InvalidArgumentError(
-            "variableGrads() expects at least one of the input variables to be trainable, but "
+            "variable_grads() expects at least one of the input variables to be trainable, but "
             f"none of the {len(var_list)} variables is trainable."
         )
     value, gs = gradients(f, trainable, None, allow_no_gradients=True)
@@ -267,7 +269,7 @@ def variable_grads(
             if g is not None:
                 g.dispose()
         raise InvalidArgumentError(
-            f"The f passed in variableGrads(f) must return a scalar, but it returned a rank-{rank} tensor"
+            f"The f passed in variable_grads(f) must return a scalar, but it returned a rank-{rank} tensor"
         )
     named: dict[str, Tensor | None] = {}
     for v, g in zip(trainable, gs, strict=True):

@@ -1,4 +1,5 @@
-"""The ``tidytensor`` command: ``tidytensor demo`` runs the seeds' programs;
+"""The ``tidytensor`` command: ``tidytensor demo`` runs example programs (memory, basics,
+training);
 ``tidytensor summary MODEL`` describes a saved model; ``tidytensor predict MODEL --input FILE``
 runs it.
 
@@ -29,9 +30,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo",
-        help="run the seed programs: leaks and their fixes with tf.dispose and tf.tidy",
-        description="Runs seed 000's memory programs (predict and arg_max loops, normalize) "
-        "and seed 001's basics, printing what the seeds print.",
+        help="run example programs: memory leaks and their fixes with tf.dispose and "
+        "tf.tidy, tensor basics, training a classifier",
+        description="Runs the memory programs of TF.js's guides (predict and arg_max loops, "
+        "normalize: each leak, then its fix with tf.dispose or tf.tidy, with the tensor "
+        "count), the basics (tensors, variables, ops, dispose, tidy), then trains an Iris "
+        "classifier with fit() and shows the tensor count staying flat.",
     )
     demo.add_argument(
         "--only",
@@ -96,8 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for title, _ in demo.PROGRAMS:
             print(title)
         return 0
-    titles = [t for t, _ in demo.PROGRAMS]
-    if args.only and not any(w.lower() in t.lower() for w in args.only for t in titles):
+    if args.only and not any(demo.matches(title, args.only) for title, _ in demo.PROGRAMS):
         print(
             f"tidytensor demo: no program title contains {' or '.join(args.only)}", file=sys.stderr
         )

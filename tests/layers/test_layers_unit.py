@@ -596,7 +596,7 @@ def test_register_class_needs_its_own_class_name() -> None:
     class NoName(base.Layer):
         pass
 
-    with pytest.raises(LayersValueError, match="does not have the static className"):
+    with pytest.raises(LayersValueError, match="does not have the static class_name"):
         serialization.register_class(NoName)
     assert NoName().name == "no_name_NoName1"
 
@@ -754,7 +754,7 @@ def test_warns_on_incompatible_symbolic_input_shape() -> None:
         warnings.simplefilter("always")
         d.apply(layers.input(batch_shape=[4, 3]))
         d.apply(layers.input(batch_shape=[None, 2, 3]))
-    assert any("does not match that of the batchInputShape" in str(w.message) for w in caught)
+    assert any("does not match that of the batch_input_shape" in str(w.message) for w in caught)
 
 
 def test_sequential_predicts_with_layers_added_or_popped_after_use() -> None:

@@ -1,7 +1,7 @@
 """Recurrent layers (layers/recurrent.py) against TF.js goldens (tests/golden/layers_recurrent.js
 → results/layers_recurrent.json), plus the fused kernels against TF.js's per-step ops,
 gradient checks, memory (no leaks; dropout masks and stateful states kept as TF.js keeps
-them), config round trips, errors and the seed 001 program."""
+them), config round trips, errors and examples/rnn_training.py."""
 
 from __future__ import annotations
 
@@ -207,7 +207,9 @@ def test_golden_errors() -> None:
     stateful.apply(tf.zeros([1, 2, 2])).dispose()
     release_rnn_tensors(stateful)
     assert case["wrongStateCount"].startswith("An initialState was passed that is not compatible")
-    with pytest.raises(LayersValueError, match="An initialState was passed that is not compatible"):
+    with pytest.raises(
+        LayersValueError, match="An initial_state was passed that is not compatible"
+    ):
         R.lstm(units=2).apply(tf.zeros([1, 2, 2]), initial_state=[tf.zeros([1, 2])])
     layer = R.lstm(units=2, input_shape=[3, 2])
     layer.apply(tf.zeros([1, 3, 2]))
@@ -538,15 +540,33 @@ def test_bad_inputs() -> None:
         layer.apply(tf.zeros([1, 3, 2]), initial_state=[tf.zeros([1, 2])])
 
 
-# ------------------------------------------------------------------ seed 001
-def test_seed_001_example_runs() -> None:
-    """examples/seed_001_rnn.py (simple_rnn + sgd + compile + fit) runs as written."""
+# ------------------------------------------------------------------ examples/rnn_training.py
+def test_rnn_training_example_learns_and_explains_its_tensor_count() -> None:
+    """examples/rnn_training.py (simple_rnn + sgd + compile + fit): the loss falls, the
+    accuracy rises, and the tensor count it prints adds up and ends at 0."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "seed_001_rnn.py")],
+        [sys.executable, str(ROOT / "examples" / "rnn_training.py")],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
-    assert "loss" in result.stdout
+    epochs = re.findall(
+        r"^epoch +\d+: loss ([\d.]+), accuracy ([\d.]+)$", result.stdout, flags=re.M
+    )
+    losses = [float(loss) for loss, _ in epochs]
+    assert len(losses) == 15
+    assert losses[-1] < losses[0] / 2
+    assert sum(losses[-3:]) < sum(losses[:3]) / 2  # falls, not a lucky last epoch
+    assert float(epochs[-1][1]) >= 0.8
+    held_out = re.search(r"^accuracy on 32 new sequences: ([\d.]+)$", result.stdout, re.M)
+    assert held_out and float(held_out.group(1)) >= 0.6  # chance is 0.25
+    count = re.search(
+        r"^tensors in memory: (\d+) = (\d+) weights of the model \+ 4 data tensors .*\+ (\d+) "
+        r"held by the SGD optimizer",
+        result.stdout,
+        re.M,
+    )
+    assert count and int(count.group(1)) == int(count.group(2)) + 4 + int(count.group(3))
+    assert "after disposing the data, the model and the optimizer: 0\n" in result.stdout

@@ -461,7 +461,7 @@ KNOWN = {
 # Expected tidytensor messages where TF.js's is not ours word for word (the gist is kept).
 MESSAGES = {
     # TF.js writes the dict as JSON ({"0":1,"1":1}); ours as Python's repr.
-    ("errors_multi", 8): "Provided classWeight not understood: {0: 1, 1: 1}",
+    ("errors_multi", 8): "Provided class_weight not understood: {0: 1, 1: 1}",
     # TF.js prints the whole tensor list; ours counts the tensors.
     ("errors_multi", 0): "Expected to see 2 Tensor(s), but instead got 1 Tensor(s)",
     # Layer-shape check from the first layer's call.

@@ -320,7 +320,7 @@ def test_resize_keywords_dtypes_and_kernels():
             tf.image.resize_nearest_neighbor,
             (np.ones((2, 2, 1)), [2, 2], True, True),
             tf.errors.InvalidArgumentError,
-            "alignCorners must be false",
+            "align_corners must be false",
         ),
     ],
 )
@@ -374,27 +374,27 @@ def test_crop_and_resize_empty_and_memory():
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [[0]], [2, 2]),
             tf.errors.ShapeError,
-            r"boxInd must be have size \[1\] but had shape 1,1",
+            r"box_ind must be have size \[1\] but had shape 1,1",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2]),
             tf.errors.InvalidArgumentError,
-            "cropSize must be of length 2, but got length 1",
+            "crop_size must be of length 2, but got length 1",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], 2),
             tf.errors.InvalidArgumentError,
-            "cropSize must be of length 2, but got length undefined",
+            "crop_size must be of length 2, but got length undefined",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 0.5]),
             tf.errors.InvalidArgumentError,
-            r"cropSize must be atleast \[1,1\], but was 2,0.5",
+            r"crop_size must be atleast \[1,1\], but was 2,0.5",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 1.5]),
             tf.errors.InvalidArgumentError,
-            "cropSize must hold non-negative integers",
+            "crop_size must hold non-negative integers",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 2], "area"),
@@ -519,7 +519,7 @@ def test_transform_output_shape_and_memory():
             (np.ones((1, 3, 3, 1)), [[1, 0, 0, 0, 1, 0, 0, 0]]),
             {"output_shape": [3]},
             tf.errors.ShapeError,
-            r"outputShape must be \[height, width\] or null, but got 3\.",
+            r"output_shape must be \[height, width\] or null, but got 3\.",
         ),
         (
             (np.ones((1, 3, 3, 1)), [[1, 0, 0, 0, 1, 0, 0, 0]]),
@@ -796,11 +796,11 @@ def test_nms_sigma_and_dtype_errors():
         ):
             fn(boxes, scores, 2, 0.5, 0, -1)
     with pytest.raises(
-        tf.errors.DTypeError, match="'scores' passed to 'nonMaxSuppression' must be float32"
+        tf.errors.DTypeError, match="'scores' passed to 'non_max_suppression' must be float32"
     ):
         tf.image.non_max_suppression(boxes, tf.ones([3], "int32"), 2)
     with pytest.raises(
-        tf.errors.DTypeError, match="'boxes' passed to 'nonMaxSuppressionAsync' must be numeric"
+        tf.errors.DTypeError, match="'boxes' passed to 'non_max_suppression_async' must be numeric"
     ):
         tf.image.non_max_suppression_async(tf.tensor([["a"] * 4]), [1.0], 1)
 

@@ -108,7 +108,7 @@ def test_qr_accepts_nested_lists():
 def test_band_part_errors():
     a = tf.ones([3, 4])
     with pytest.raises(
-        tf.errors.ShapeError, match=r"bandPart\(\): Rank must be at least 2, got 1."
+        tf.errors.ShapeError, match=r"band_part\(\): Rank must be at least 2, got 1."
     ):
         tf.linalg.band_part(tf.ones([3]), 0, 0)
     with pytest.raises(

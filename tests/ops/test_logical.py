@@ -53,12 +53,12 @@ def test_comparison_dtypes_and_keywords():
 def test_logical_errors():
     with pytest.raises(
         tf.errors.DTypeError,
-        match="Argument 'a' passed to 'logicalAnd' must be bool tensor, but got float32 tensor",
+        match="Argument 'a' passed to 'logical_and' must be bool tensor, but got float32 tensor",
     ):
         tf.logical_and(tf.tensor([1.0]), tf.tensor([True]))
     with pytest.raises(
         tf.errors.DTypeError,
-        match="Argument 'x' passed to 'logicalNot' must be bool tensor, but got int32",
+        match="Argument 'x' passed to 'logical_not' must be bool tensor, but got int32",
     ):
         tf.logical_not(tf.tensor([1], dtype="int32"))
     with pytest.raises(
@@ -173,7 +173,7 @@ def test_where_async_edges():
     assert tf.where_async(tf.zeros([2, 0, 3], "bool")).shape == [0, 3]
     with pytest.raises(
         tf.errors.DTypeError,
-        match="Argument 'condition' passed to 'whereAsync' must be bool tensor",
+        match="Argument 'condition' passed to 'where_async' must be bool tensor",
     ):
         tf.where_async(tf.tensor([1.0, 0.0]))
 

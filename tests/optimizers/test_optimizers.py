@@ -406,10 +406,10 @@ def test_from_config_errors():
 
 def test_hyperparameter_errors():
     with pytest.raises(
-        InvalidArgumentError, match=r"^learningRate for RMSPropOptimizer must be defined\.$"
+        InvalidArgumentError, match=r"^learning_rate for RMSPropOptimizer must be defined\.$"
     ):
         train.rmsprop(None)
-    with pytest.raises(ArgumentTypeError, match="learningRate for SGDOptimizer must be a number"):
+    with pytest.raises(ArgumentTypeError, match="learning_rate for SGDOptimizer must be a number"):
         train.sgd("0.1")
     with pytest.raises(ArgumentTypeError, match="momentum for MomentumOptimizer must be a number"):
         train.momentum(0.1, None)
@@ -505,11 +505,11 @@ def test_set_weights_errors():
 
     adamax = train.adamax()
     with pytest.raises(
-        TidyTensorError, match=r"^getWeights\(\) is not implemented for Adamax yet\.$"
+        TidyTensorError, match=r"^get_weights\(\) is not implemented for Adamax yet\.$"
     ):
         adamax.get_weights()
     with pytest.raises(
-        TidyTensorError, match=r"^setWeights\(\) is not implemented for Adamax yet\.$"
+        TidyTensorError, match=r"^set_weights\(\) is not implemented for Adamax yet\.$"
     ):
         adamax.set_weights([{"name": "iter", "tensor": tf.scalar(1)}])
     for opt in (sgd, adam, rms, adamax):
@@ -524,7 +524,7 @@ def test_base_class_weights_messages():
         Bare().get_weights()
     assert str(e.value) == GOLDEN["errors"]["base_get_weights"]
     with pytest.raises(
-        TidyTensorError, match=r"^setWeights\(\) is not implemented for this optimizer class Bare$"
+        TidyTensorError, match=r"^set_weights\(\) is not implemented for this optimizer class Bare$"
     ):
         Bare().set_weights([])
     with pytest.raises(TidyTensorError, match="apply_gradients"):

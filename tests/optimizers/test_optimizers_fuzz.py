@@ -147,7 +147,7 @@ def replay(sc: dict, fused: bool) -> list[str]:
         base = counts()
         opt = getattr(train, sc["factory"])(*sc["args"])
         if opt.get_class_name() != res["className"]:
-            problems.append(f"className {opt.get_class_name()} vs {res['className']}")
+            problems.append(f"class_name {opt.get_class_name()} vs {res['class_name']}")
         if counts(base) != res["construct"]:
             problems.append(f"construct mem {counts(base)} vs {res['construct']}")
         problems_before = len(problems)
@@ -358,7 +358,7 @@ def test_fuzz_scenario(sc, fused):
 SAME_GIST = {
     # TF.js: "The varList passed in variableGrads(f, varList) must be an array of variables"
     "minimize_var_list_not_variables": (
-        "var_list for variableGrads(f, var_list) must be a list of Variables"
+        "var_list for variable_grads(f, var_list) must be a list of Variables"
     ),
 }
 

@@ -411,7 +411,7 @@ class GRUCell(_StandardCell):
     ):
         super().__init__(**kwargs)
         if reset_after:
-            raise LayersValueError("GRUCell does not support reset_after parameter set to true.")
+            raise LayersValueError("GRUCell does not support reset_after=True.")
         self._init_gate_activations(activation, recurrent_activation)
         self._init_common(
             units,

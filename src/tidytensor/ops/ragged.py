@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..errors import ArgumentTypeError
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import convert_to_tensor, describe, op, run_kernel
 from .sparse import Record
@@ -36,7 +37,7 @@ class RaggedRangeResult(Record):
 def _tensor_list(tensors: Any, op_name: str, what: str) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise ArgumentTypeError(
-            f"{what} passed to '{op_name}' must be a list of tensors, but got "
+            f"{what} passed to '{snake_case(op_name)}' must be a list of tensors, but got "
             f"{type(tensors).__name__}"
         )
     return [convert_to_tensor(t, f"tensors{i}", op_name, "int32") for i, t in enumerate(tensors)]

@@ -63,7 +63,7 @@ def cosine_window(window_length: int, a: float, b: float) -> Tensor:
     ):
         raise InvalidArgumentError(
             f"Invalid typed array length: {describe(n)} (the window length passed to "
-            "cosineWindow must be a non-negative number)"
+            "cosine_window must be a non-negative number)"
         )
     size = math.trunc(n)
     if float(n).is_integer():

@@ -16,6 +16,7 @@ from ..errors import (
     ShapeError,
     TensorIndexError,
 )
+from ..naming import snake_case
 from ..tensor import Tensor
 from ..tensor_util import scalar_tensor
 from ._op import (
@@ -379,9 +380,9 @@ def _validate_scatter(updates: Tensor, indices: Tensor, shape: list[int]) -> Non
     slice_dim = i_shape[-1] if indices.rank > 1 else 1
     batch_dim = indices.rank - 1 if indices.rank > 1 else 1
     prefix = (
-        "Must have updates.shape = indices.shape[:batchDim] + shape[sliceDim:], got updates.shape: "
-        f"{_js(u_shape)}, indices.shape: {_js(i_shape)}, shape: {_js(shape)}, sliceDim: {slice_dim}, "
-        f"and batchDim: {batch_dim}."
+        "Must have updates.shape = indices.shape[:batch_dim] + shape[slice_dim:], got updates.shape: "
+        f"{_js(u_shape)}, indices.shape: {_js(i_shape)}, shape: {_js(shape)}, slice_dim: {slice_dim}, "
+        f"and batch_dim: {batch_dim}."
     )
     if updates.rank < batch_dim:
         raise ShapeError(prefix + f" update.rank < {batch_dim}. ")
@@ -467,7 +468,7 @@ def meshgrid(x: Any = None, y: Any = None, indexing: Any = "xy") -> list[Tensor]
     for name, v in (("x", x), ("y", y)):
         if isinstance(v, Tensor) and v.dtype in ("string", "complex64"):
             raise DTypeError(
-                f"Argument '{name}' passed to 'meshgrid' must be a float32, int32 or bool "
+                f"Argument '{snake_case(name)}' passed to 'meshgrid' must be a float32, int32 or bool "
                 f"tensor, but got {describe(v)}"
             )
     tx = convert_to_tensor(x, "x", "meshgrid", x.dtype if isinstance(x, Tensor) else "float32")

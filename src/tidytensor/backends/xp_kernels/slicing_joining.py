@@ -181,17 +181,17 @@ def gather_shape_info(x_shape, indices_shape, axis, batch_dims):
     x_rank = len(x_shape)
     if batch_dims != 0 and not -indices_rank <= batch_dims <= indices_rank:
         raise InvalidArgumentError(
-            f"Expect batchDims in the range of [-{indices_rank}, {indices_rank}], but got {batch_dims}"
+            f"Expect batch_dims in the range of [-{indices_rank}, {indices_rank}], but got {batch_dims}"
         )
     if batch_dims < 0:
         batch_dims += indices_rank
     if batch_dims > x_rank:
         raise InvalidArgumentError(
-            f"batchDims ({batch_dims}) must be less than rank(x) (\n    {x_rank})."
+            f"batch_dims ({batch_dims}) must be less than rank(x) (\n    {x_rank})."
         )
     if axis < batch_dims:
         raise InvalidArgumentError(
-            f"batchDims ({batch_dims}) must be less than or equal to axis ({axis})."
+            f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis})."
         )
     for i in range(batch_dims):
         if x_shape[i] != indices_shape[i]:

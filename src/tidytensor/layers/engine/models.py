@@ -26,6 +26,7 @@ from typing import Any
 
 from ... import ops
 from ...engine import ENGINE
+from ...errors import short_traceback
 from ...js_strings import js_json
 from ...runtime import memory
 from ...tensor import Tensor
@@ -51,6 +52,7 @@ from .summary import print_summary
 from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inputs
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "sequential"]
+
 
 @register_class
 class LayersModel(Trainer, Container):
@@ -185,6 +187,7 @@ class LayersModel(Trainer, Container):
             )
         return [x[name] for name in self.input_names]
 
+    @short_traceback
     def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         """Runs the model on ``x`` in batches and returns the output(s): exactly one new
         tensor per output (every temporary is freed).
@@ -213,6 +216,7 @@ class LayersModel(Trainer, Container):
             for t in made:
                 t.dispose()
 
+    @short_traceback
     def predict_on_batch(self, x: Any) -> Any:
         """Runs the model on one batch ``x`` (TF.js's ``predictOnBatch``): one new tensor per
         output. ``x`` takes the forms of :meth:`predict`; every input's batch size must match.
@@ -496,6 +500,7 @@ class Sequential(LayersModel):
             self.build()
         self.model.set_weights(weights)
 
+    @short_traceback
     def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         if self.model is None or not self.built:
             self.build()

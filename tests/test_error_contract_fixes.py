@@ -184,7 +184,7 @@ def test_meshgrid_refuses_string_tensors_without_leaking():
 
 # ----------------------------------------------------------------------------- signal
 def test_signal_helpers_check_their_numbers():
-    fails(lambda: tf.enclosing_power_of_two(None), tf.ArgumentTypeError, "enclosingPowerOfTwo")
+    fails(lambda: tf.enclosing_power_of_two(None), tf.ArgumentTypeError, "enclosing_power_of_two")
     fails(lambda: tf.cosine_window(3, None, 0.5), tf.ArgumentTypeError, "'a' passed")
     pair = tf.tensor([1, 2])
     fails(lambda: tf.cosine_window(3, 0.5, pair), tf.ArgumentTypeError, "'b'")
@@ -208,7 +208,7 @@ def test_convolution_and_pooling_attrs():
     )
     fails(lambda: tf.conv2d(x, f, 2**62, "valid"), tf.InvalidArgumentError, "strides must be")
     fails(lambda: tf.max_pool(x, 2, [1, None], "valid"), tf.InvalidArgumentError, "strides")
-    fails(lambda: tf.avg_pool(x, 2**40, 1, "valid"), tf.InvalidArgumentError, "filterSize")
+    fails(lambda: tf.avg_pool(x, 2**40, 1, "valid"), tf.InvalidArgumentError, "filter_size")
     fails(lambda: tf.pool(x1, 2, "max", "valid"), tf.ShapeError, "rank 4")
     fails(lambda: tf.pool(x, 2, np.ones(2), "valid"), tf.InvalidArgumentError, "pooling_type")
     x3, f3, f2 = tf.ones([1, 2, 2, 2, 1]), tf.ones([1, 1, 1, 1, 1]), tf.ones([2, 2, 1])
@@ -382,10 +382,10 @@ def test_transformations_give_tfjs_style_argument_errors():
     fails(
         lambda: tf.reshape(x, [math.inf]),
         tf.ShapeError,
-        "Size\\(2\\) must match the product of shape Infinity",
+        "reshape: the tensor has 2 elements, but the new shape \\[Infinity\\] has Infinity",
     )
-    fails(lambda: tf.reshape(x, [math.nan]), tf.ShapeError, "product of shape NaN")
-    fails(lambda: tf.reshape(x, [2.5]), tf.ShapeError, "product of shape 2.5")
+    fails(lambda: tf.reshape(x, [math.nan]), tf.ShapeError, "new shape \\[NaN\\] has 1")
+    fails(lambda: tf.reshape(x, [2.5]), tf.ShapeError, "new shape \\[2.5\\] has 2.5")
     fails(lambda: tf.reshape(x, [math.nan, 2]), tf.ShapeError, "has NaN elements")
     fails(lambda: tf.reshape(five, [-1, 2.5]), tf.ShapeError, "must hold integers")
     fails(lambda: tf.reshape(x, None), tf.ArgumentTypeError, "'shape' passed to 'reshape'")
@@ -513,7 +513,7 @@ def test_image_ops_check_their_numbers_and_sizes():
     assert rotate(img, math.inf, 7).data_sync().tolist() == [7.0] * 16
     assert rotate(img, 0.5, None).shape == [1, 4, 4, 1]  # None: the default fill, 0
     assert rotate(img, 0.5, np.array([1, 2, 3]), np.array([0.5, 0.5])).shape == [1, 4, 4, 1]
-    fails(lambda: tf.image.resize_bilinear(img, [2**40, 2]), tf.ShapeError, "resizeBilinear")
+    fails(lambda: tf.image.resize_bilinear(img, [2**40, 2]), tf.ShapeError, "resize_bilinear")
     fails(lambda: tf.image.resize_nearest_neighbor(img, [2**20, 2**20]), tf.ShapeError, "at most")
     fails(lambda: tf.image.resize_bilinear(img, [2, 2], np.ones(2)), tf.ArgumentTypeError)
     box, ind = [[0, 0, 1, 1]], [0]
@@ -544,16 +544,16 @@ def test_non_max_suppression_checks_its_numbers():
         fails(
             lambda nms=nms: nms(boxes, scores, 2, "a"),
             tf.ArgumentTypeError,
-            "iouThreshold must be in \\[0, 1\\], but was 'a'",
+            "iou_threshold must be in \\[0, 1\\], but was 'a'",
         )
         fails(lambda nms=nms: nms(boxes, scores, 2, np.ones(2)), tf.ArgumentTypeError)
-        fails(lambda nms=nms: nms(boxes, scores, 2, 0.5, "a"), tf.ArgumentTypeError, "'scoreThr")
+        fails(lambda nms=nms: nms(boxes, scores, 2, 0.5, "a"), tf.ArgumentTypeError, "'score_thr")
         assert nms(boxes, scores, -1).shape == [0]  # a negative count selects nothing (TF.js)
         assert nms(boxes, scores, math.inf).shape == [1]  # +Infinity: every box may be kept
     fails(
         lambda: image.non_max_suppression_with_score(boxes, scores, 2, 0.5, 0, "a"),
         tf.ArgumentTypeError,
-        "softNmsSigma must be in",
+        "soft_nms_sigma must be in",
     )
     fails(
         lambda: image.non_max_suppression_padded(boxes, scores, 2, 0.5, 0, np.ones(2)),
@@ -577,7 +577,7 @@ def test_einsum_operand_of_the_wrong_rank_gets_tfjs_broadcast_error():
     fails(
         lambda: tf.einsum("ij,jk->ik", [], b),
         tf.ShapeError,
-        "Operands could not be broadcast together with shapes 1,2,3 and 0,1.",
+        "operands could not be broadcast together with shapes \\[1,2,3\\] and \\[0,1\\]",
     )
     assert tf.einsum("i,i->", tf.zeros([0]), tf.zeros([0])).array_sync() == 0
 
@@ -622,7 +622,7 @@ def test_conv_and_pool_geometry_is_checked_before_the_kernels():
     fails(lambda: tf.conv2d(x, f, [1], "valid"), tf.InvalidArgumentError, "strides must be")
     fails(lambda: tf.conv2d(x, f, 1, "same", "NHWC", [1]), tf.InvalidArgumentError, "dilations")
     fails(lambda: tf.conv2d(x, f, 1, "same", np.ones(2)), tf.InvalidArgumentError, "data_format")
-    fails(lambda: tf.max_pool(x, [1], 2, "valid"), tf.InvalidArgumentError, "filterSize")
+    fails(lambda: tf.max_pool(x, [1], 2, "valid"), tf.InvalidArgumentError, "filter_size")
     fails(lambda: tf.max_pool(x, 2, 0, "valid"), tf.InvalidArgumentError, "larger than 0")
     fails(lambda: tf.avg_pool(x, 2, 0, "valid"), tf.InvalidArgumentError, "Strides should")
     fails(lambda: tf.max_pool3d(x5, 2, 0, "valid"), tf.InvalidArgumentError)

@@ -322,7 +322,7 @@ def _infer_values(values: Any, op_name: str) -> tuple[tuple[int, ...], np.ndarra
     if isinstance(values, (list, tuple)):
         return _infer_checked(values)
     if values is None or not isinstance(values, _SCALAR_TYPES):
-        got = "null" if values is None else type(values).__name__
+        got = "None" if values is None else type(values).__name__
         raise ArgumentTypeError(
             "values passed to tensor(values) must be a number/boolean/string or an array of "
             f"numbers/booleans/strings, or a TypedArray, but got {got} (in '{snake_case(op_name)}')"
@@ -444,7 +444,7 @@ def convert_to_tensor(
             f"{inferred} tensor"
         )
     if x is None or not isinstance(x, _ARRAY_TYPES + _SCALAR_TYPES):
-        got = "null" if x is None else type(x).__name__
+        got = "None" if x is None else type(x).__name__
         raise ArgumentTypeError(
             f"Argument '{snake_case(arg_name)}' passed to '{snake_case(op_name)}' must be a Tensor or TensorLike, but got "
             f"'{got}'"

@@ -54,7 +54,7 @@ def test_bad_compile_leaves_the_model_as_it_was(cleanup):
     for kwargs, error in [
         (dict(optimizer="adam", loss="nope"), "Unknown loss nope"),
         (dict(optimizer="adam", loss="mse", metrics=["f1"]), "Unknown metric f1"),
-        (dict(optimizer="nadam", loss="mse"), "Unknown Optimizer nadam"),
+        (dict(optimizer="nadam", loss="mse"), "Unknown optimizer nadam"),
         (dict(optimizer=opt, loss="mse", metrics={"nope": "mae"}), "Unknown entry in metrics"),
         (dict(optimizer=opt, loss=3), "A loss must be a string name or a function"),
         (dict(optimizer=opt, loss=None), "When passing an Array as loss"),

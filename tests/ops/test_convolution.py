@@ -434,7 +434,7 @@ def test_argument_errors():
         tf.conv2d(x, rand([2, 2, 2, 1]), 1, 1, "NHWC", 1, "up")
     with pytest.raises(tf.InvalidArgumentError, match="strides is required"):
         tf.max_pool3d(rand([1, 2, 2, 2, 1]), 2)
-    with pytest.raises(tf.ShapeError, match="maxPoolWithArgmax: input must be rank 4"):
+    with pytest.raises(tf.ShapeError, match="Error in max_pool_with_argmax: input must be rank 4"):
         tf.max_pool_with_argmax(rand([4, 4, 1]), 2, 2, "valid")
     with pytest.raises(tf.ShapeError, match="negative size"):
         tf.conv2d(rand([1, 2, 2, 1]), rand([4, 4, 1, 1]), 1, "valid")

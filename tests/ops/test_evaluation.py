@@ -175,7 +175,7 @@ def test_search_sorted_errors():
     with pytest.raises(tf.errors.ShapeError, match="'values' must be at least 1-D"):
         tf.upper_bound(tf.tensor([1]), tf.scalar(1))
     with pytest.raises(
-        tf.errors.TidyTensorError, match=r"Cannot infer the missing size in \[-1,0\]"
+        tf.errors.TidyTensorError, match=r"cannot infer the missing size in \[-1,0\]"
     ):
         tf.search_sorted(tf.tensor([]), tf.tensor([1]))
     with pytest.raises(
@@ -207,7 +207,7 @@ def test_confusion_matrix_errors():
         confusion_matrix([0], [0], -1)
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match="num_classes is required to be a positive integer, but got undefined",
+        match="num_classes is required to be a positive integer, but got None",
     ):
         confusion_matrix([0], [0])
     with pytest.raises(

@@ -246,6 +246,6 @@ def test_multi_rnn_cell_errors():
         tf.multi_rnn_cell([1], x, [x], [x])
     with pytest.raises(
         tf.errors.ArgumentTypeError,
-        match="Argument c passed to multi_rnn_cell must be a `Tensor\\[\\]`",
+        match="Argument .c. passed to multi_rnn_cell must be a `Tensor\\[\\]`",
     ):
         tf.multi_rnn_cell([cell], x, x, [x])

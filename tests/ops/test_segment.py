@@ -133,7 +133,7 @@ def test_errors():
         tf.unsorted_segment_sum(x, ids([0, 1]), 0)
     with pytest.raises(
         tf.errors.ShapeError,
-        match="Operands could not be broadcast together with shapes 3,1 and 2,2.",
+        match="operands could not be broadcast together with shapes \\[3,1\\] and \\[2,2\\]",
     ):
         tf.unsorted_segment_sum(tf.ones([2, 2]), ids([0, 1, 1]), 2)
     with pytest.raises(tf.errors.ShapeError, match=r"range \[-0, 0\) but got axis 0"):

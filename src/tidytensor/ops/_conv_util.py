@@ -205,7 +205,7 @@ def check_sizes(**params: Any) -> None:
             ok = False
         if ok and positive and not all(v > 0 for v in items):
             # TF.js's words (its conv2d checks these two; the other ops divide by zero).
-            sizes = {"strides": "Strides", "dilations": "Dilated rates"}.get(what, what)
+            sizes = {"strides": "Strides", "dilations": "Dilated rates"}.get(what, snake_case(what))
             raise InvalidArgumentError(f"Error in {_called_op()}: {sizes} should be larger than 0.")
         if ok:
             continue
@@ -215,7 +215,7 @@ def check_sizes(**params: Any) -> None:
             else "a number or a list of numbers"
         )
         raise InvalidArgumentError(
-            f"Error in {_called_op()}: {what} must be {kind} of magnitude at most {MAX_DIM}, "
+            f"Error in {_called_op()}: {snake_case(what)} must be {kind} of magnitude at most {MAX_DIM}, "
             f"but got {describe(value)}"
         )
 

@@ -147,7 +147,7 @@ def search_sorted(sorted_sequence: Any, values: Any, side: str = "left") -> Tens
     _not_complex(vals2d, "searchSorted")
     if not isinstance(side, str):  # TF.js takes any other string as 'right'
         raise ArgumentTypeError(
-            f"Argument 'side' passed to 'searchSorted' must be 'left' or 'right', but got "
+            f"Argument 'side' passed to 'search_sorted' must be 'left' or 'right', but got "
             f"{describe(side)}"
         )
     return run_kernel(kn.SEARCH_SORTED, (seq2d, vals2d), {"side": side})
@@ -255,8 +255,7 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: int | None = No
         )
     if not positive_int:
         raise InvalidArgumentError(
-            "num_classes is required to be a positive integer, but got "
-            f"{'undefined' if num_classes is None else js_str(num_classes)}"
+            f"num_classes is required to be a positive integer, but got {js_str(num_classes)}"
         )
     one_hot_labels = one_hot(cast(lab, INT32), int(num_classes))
     one_hot_predictions = one_hot(cast(pred, INT32), int(num_classes))

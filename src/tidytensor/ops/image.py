@@ -296,7 +296,7 @@ def crop_and_resize(
         _mode(method, ("bilinear", "nearest")),
         f"method must be bilinear or nearest, but was {_shown(method)}",
     )
-    crop = _pair(crop_size, "cropSize", "cropAndResize")
+    crop = _pair(crop_size, "crop_size", "cropAndResize")
     checked_shape([num_boxes, *crop, img._shape[3]], "cropAndResize")
     attrs = {
         "method": method,
@@ -352,7 +352,7 @@ def rotate_with_offset(
     if isinstance(center, (list, tuple)):
         if len(center) != 2:
             raise InvalidArgumentError(
-                "Argument 'center' passed to 'rotateWithOffset' must be a number or an array "
+                "Argument 'center' passed to 'rotate_with_offset' must be a number or an array "
                 f"of 2 numbers [x, y], but got {describe(center)}"
             )
         where: Any = tuple(float_arg(v, "rotateWithOffset", "center") for v in center)
@@ -569,7 +569,7 @@ def _nms_sanity(
     """TF.js's ``nonMaxSuppSanityCheck``: defaults, ``max_output_size`` capped at the number
     of boxes, and the argument checks (with TF.js's messages where it has them)."""
     max_size = _max_output_size(max_output_size, op_name)
-    iou = _unit_interval(iou_threshold, "iouThreshold", 0.5)
+    iou = _unit_interval(iou_threshold, "iou_threshold", 0.5)
     score = _number(score_threshold, op_name, "scoreThreshold", -math.inf)
     num_boxes = boxes._shape[0] if boxes.rank > 0 else None
     if num_boxes is not None:
@@ -591,7 +591,7 @@ def _nms_sanity(
         f"{scores._shape[0]}",
         ShapeError,
     )
-    sigma = _unit_interval(soft_nms_sigma, "softNmsSigma", 0.0)
+    sigma = _unit_interval(soft_nms_sigma, "soft_nms_sigma", 0.0)
     # A negative count selects nothing, as in TF.js (+Infinity: every box).
     return int(max(0.0, max_size)), iou, score, sigma
 
@@ -602,7 +602,7 @@ def _max_output_size(value: Any, op_name: str) -> float:
     f = real_number(value)
     if f is None or f != f or (math.isfinite(f) and not f.is_integer()):
         raise (ArgumentTypeError if f is None else InvalidArgumentError)(
-            f"Argument 'maxOutputSize' passed to '{snake_case(op_name)}' must be an integer, but got "
+            f"Argument 'max_output_size' passed to '{snake_case(op_name)}' must be an integer, but got "
             f"{describe(value)}"
         )
     return f

@@ -67,8 +67,8 @@ def band_part(a: Any, num_lower: Any, num_upper: Any) -> Tensor:
         raise ShapeError(f"band_part(): Rank must be at least 2, got {a.rank}.")
     shape = list(a._shape)
     m, n = shape[-2], shape[-1]
-    lower = _band_limit(num_lower, m, "numLower", "rows")
-    upper = _band_limit(num_upper, n, "numUpper", "columns")
+    lower = _band_limit(num_lower, m, "num_lower", "rows")
+    upper = _band_limit(num_upper, n, "num_upper", "columns")
     i = reshape(range_(0, m, 1, "int32"), [-1, 1])
     j = range_(0, n, 1, "int32")
     ij = sub(i, j)

@@ -380,7 +380,7 @@ def sparse_to_dense(
     )
     if sparse_indices.dtype != "int32":
         raise InvalidArgumentError(
-            "tf.sparseToDense() expects the indices to be int32 type, but the dtype was "
+            "tf.sparse_to_dense() expects the indices to be int32 type, but the dtype was "
             f"{sparse_indices.dtype}."
         )
     if sparse_indices.rank > 2:

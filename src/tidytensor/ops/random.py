@@ -198,7 +198,7 @@ def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None)
     res = buffer(shape, dtype or FLOAT32)
     if res.size and not callable(rand_function):  # TF.js calls it once per element only
         raise ArgumentTypeError(
-            f"Argument 'randFunction' passed to 'rand' must be a function, but got "
+            f"Argument 'rand_function' passed to 'rand' must be a function, but got "
             f"{type(rand_function).__name__}"
         )
     values = [_number(rand_function()) for _ in range(res.size)]

@@ -106,7 +106,7 @@ def stft(
         fft_length = enclosing_power_of_two(frame_length)
     if not callable(window_fn):
         raise ArgumentTypeError(
-            f"Argument 'windowFn' passed to 'stft' must be a function, but got "
+            f"Argument 'window_fn' passed to 'stft' must be a function, but got "
             f"{describe(window_fn)}"
         )
     framed = frame(signal, frame_length, frame_step)

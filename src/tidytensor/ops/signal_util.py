@@ -29,7 +29,7 @@ def enclosing_power_of_two(value: Any) -> float | int:
     v = real_number(value)
     if v is None:
         raise ArgumentTypeError(
-            f"Argument 'value' passed to 'enclosingPowerOfTwo' must be a number, but got "
+            f"Argument 'value' passed to 'enclosing_power_of_two' must be a number, but got "
             f"{describe(value)}"
         )
     if math.isnan(v) or v < 0:

@@ -162,7 +162,7 @@ def _split_sizes(dim: int, num_or_size_splits: Any) -> list[int]:
         num_or_size_splits, "ndim"
     ):
         raise ArgumentTypeError(
-            "Argument 'numOrSizeSplits' passed to 'split' must be a number or an array of "
+            "Argument 'num_or_size_splits' passed to 'split' must be a number or an array of "
             f"numbers, but got {describe(num_or_size_splits)}"
         )
     sizes = int_list_arg(num_or_size_splits, "split", "numOrSizeSplits", minimum=-1)
@@ -366,11 +366,11 @@ def _validate_scatter(updates: Tensor, indices: Tensor, shape: list[int]) -> Non
     """TF.js's ``scatter_nd_util.validateInput``."""
     if indices.rank < 1:
         raise ShapeError(
-            f"tf.scatterND() expects the indices to be rank 1 or higher, but the rank was {indices.rank}."
+            f"tf.scatter_nd() expects the indices to be rank 1 or higher, but the rank was {indices.rank}."
         )
     if updates.rank < 1:
         raise ShapeError(
-            f"tf.scatterND() expects the updates to be rank 1 or higher, but the rank was {updates.rank}."
+            f"tf.scatter_nd() expects the updates to be rank 1 or higher, but the rank was {updates.rank}."
         )
     if indices.dtype != "int32":
         raise DTypeError(f"The dtype of 'indices' should be int32, but got dtype: {indices.dtype}")

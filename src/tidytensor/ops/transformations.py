@@ -155,7 +155,7 @@ def infer_from_implicit_shape(shape: Any, size: int) -> tuple[int, ...]:
         if size > 0 and prod != size:
             raise ShapeError(
                 f"reshape: the tensor has {size} elements, but the new shape [{_js(shape)}] has "
-                f"{prod}; the element counts must match (one dimension may be -1, inferred)"
+                f"{_js(prod)}; the element counts must match (one dimension may be -1, inferred)"
             )
         return tuple(shape)
     if prod == 0:

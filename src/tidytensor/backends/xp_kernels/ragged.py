@@ -276,7 +276,7 @@ class _ToTensor:
                 raise InvalidArgumentError(
                     f"default_value.shape={_js(default_shape)}, and ragged tensor input "
                     f"flat_values.shape={_js(value_shape)} are incompatible: default_value.shape[{j}] "
-                    f"= {d} but ragged tensor input.flatValues.shape[{j}] = {v}"
+                    f"= {d} but ragged tensor input.flat_values.shape[{j}] = {v}"
                 )
         if not self.shape_shape:
             if self.shape[0] != -1:
@@ -355,7 +355,7 @@ class _ToTensor:
             return []
         column = 0
         current_id = rowids[0]
-        _check_row_id(current_id, "currentValueRowId", len(parent))
+        _check_row_id(current_id, "current_value_row_id", len(parent))
         if current_id >= len(parent):
             raise InvalidArgumentError(
                 f"Got current_value_row_id={current_id}, which is not less than {len(parent)}"
@@ -371,7 +371,7 @@ class _ToTensor:
             else:
                 column = 0
                 current_id = next_id
-                _check_row_id(next_id, "nextValueRowId", len(parent))
+                _check_row_id(next_id, "next_value_row_id", len(parent))
                 if next_id >= len(parent):
                     raise InvalidArgumentError(
                         f"Got next_value_row_id={next_id} which is not less than {len(parent)}"

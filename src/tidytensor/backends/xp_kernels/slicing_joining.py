@@ -252,15 +252,15 @@ def gather_nd(params, indices, *, xp):
     p_rank, i_rank = params.ndim, indices.ndim
     if p_rank < 1:
         raise ShapeError(
-            f"tf.gatherND() expects the input to be rank 1 or higher, but the rank was {p_rank}."
+            f"tf.gather_nd() expects the input to be rank 1 or higher, but the rank was {p_rank}."
         )
     if i_rank < 1:
         raise ShapeError(
-            f"tf.gatherND() expects the indices to be rank 1 or higher, but the rank was {i_rank}."
+            f"tf.gather_nd() expects the indices to be rank 1 or higher, but the rank was {i_rank}."
         )
     if indices.dtype != xp.int32:
         raise DTypeError(
-            f"tf.gatherND() expects the indices to be int32 type, but the dtype was {indices.dtype}."
+            f"tf.gather_nd() expects the indices to be int32 type, but the dtype was {indices.dtype}."
         )
     slice_rank = indices.shape[-1]
     if slice_rank > p_rank:

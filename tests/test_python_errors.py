@@ -137,7 +137,7 @@ def test_input_checks_name_what_was_checked_in_python_spelling():
             LayersValueError,
             match=re.escape(
                 "Error when checking input: expected dense_Dense1_input to have shape "
-                "[None, 2] but got array with shape [4, 3]."
+                "[None,2] but got array with shape [4,3]."
             ).replace("dense_Dense1_input", ".*"),
         ):
             model.predict(x3)

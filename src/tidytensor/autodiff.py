@@ -198,7 +198,7 @@ def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
 
 def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]:
     """``value_and_grad(f)(x, dy=None)``: ``.value`` (f(x)) and ``.grad``; both survive."""
-    _check_f(f, "valueAndGrad")
+    _check_f(f, "value_and_grad")
 
     def fn(x: Any, dy: Any = None) -> ValueAndGrad:
         if not isinstance(x, Tensor):
@@ -214,7 +214,7 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]
 
 def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., ValueAndGrads]:
     """``value_and_grads(f)([x1, ...], dy=None)``: ``.value`` and ``.grads``; all survive."""
-    _check_f(f, "valueAndGrads")
+    _check_f(f, "value_and_grads")
 
     def fn(args: Any, dy: Any = None) -> ValueAndGrads:
         if not isinstance(args, (list, tuple)) or not all(isinstance(a, Tensor) for a in args):
@@ -237,7 +237,7 @@ def variable_grads(
 ) -> VariableGrads:
     """The value of ``f()`` (a scalar) and its gradient for each trainable variable, as a dict
     keyed by variable name. Variables listed but not trainable get ``None``."""
-    _check_f(f, "variableGrads")
+    _check_f(f, "variable_grads")
     if var_list is not None and (
         not isinstance(var_list, (list, tuple))
         or not all(isinstance(v, Variable) for v in var_list)

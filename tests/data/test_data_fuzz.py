@@ -384,7 +384,7 @@ ERRORS = {
 _GIST = [
     (
         r"batchSize needs to be positive, but it is\s+(-?\d+)",
-        r"batchSize needs to be positive, but it is \1",
+        r"batch_size needs to be positive, but it is \1",
     ),
     (
         r"`Dataset.shuffle\(\)` requires bufferSize to be specified\..*",

@@ -66,7 +66,7 @@ def test_category_encoding_modes_and_spellings():
     assert layer.get_config()["output_mode"] == "one_hot"
     with pytest.raises(LayersValueError, match="CategoryEncoding: unknown output_mode 'binary'"):
         M.category_encoding(num_tokens=3, output_mode="binary")
-    with pytest.raises(LayersValueError, match="tf_idf', weights must be provided"):
+    with pytest.raises(LayersValueError, match="tfIdf', weights must be provided"):
         M.category_encoding(num_tokens=3, output_mode="tfIdf").apply(tf.tensor1d([1], "int32"))
     with pytest.raises(LayersValueError, match="maximum output rank is 2"):
         M.category_encoding(num_tokens=3).apply(tf.zeros([1, 1, 2], "int32"))

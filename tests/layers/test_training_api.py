@@ -392,9 +392,7 @@ def test_fit_dataset_errors(cleanup):
     with pytest.raises(LayersRuntimeError, match="compile"):
         model.fit_dataset(Batches(), epochs=1)
     model.compile(optimizer="sgd", loss="mse")
-    with pytest.raises(
-        LayersValueError, match="config.epochs is expected to be a positive integer"
-    ):
+    with pytest.raises(LayersValueError, match="epochs is expected to be a positive integer"):
         model.fit_dataset(Batches(), epochs=0)
     with pytest.raises(LayersValueError, match="batches_per_epoch is expected to be a positive"):
         model.fit_dataset(Batches(), epochs=1, batches_per_epoch=-1)

@@ -25,6 +25,7 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.train as train
+from python_spelling import python_spelling
 from tidytensor.optimizers import OPTIMIZER_CLASSES
 
 GOLDEN_PATH = Path(
@@ -77,7 +78,8 @@ def from_config(via: str, class_name: str, config: dict):
 
 def same_gist(actual: str, expected: str) -> bool:
     """Whether tidytensor's error message says what TF.js's does. tidytensor may add detail
-    after TF.js's text (assign() names the variable)."""
+    after TF.js's text (assign() names the variable), and spells names as Python does."""
+    expected = python_spelling(expected)
     if actual == expected or actual.startswith(expected.rstrip(".")):
         return True
     # TF.js fails with a JavaScript TypeError when a disposed optimizer's state is used;

@@ -14,7 +14,7 @@ True
 >>> get('softmaxCrossEntropy')
 Traceback (most recent call last):
 ...
-tidytensor.layers.errors.LayersValueError: Unknown loss softmaxCrossEntropy. Use "categoricalCrossentropy" as the string name for tf.losses.softmaxCrossEntropy
+tidytensor.layers.errors.LayersValueError: Unknown loss softmaxCrossEntropy. Use "categorical_crossentropy" as the string name for tf.losses.softmax_cross_entropy
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from ..autodiff import VariableGrads, variable_grads
 from ..engine import ENGINE
 from ..engine.atomic_update import AtomicUpdate, atomic_update
 from ..errors import ArgumentTypeError, InvalidArgumentError, TidyTensorError
+from ..naming import snake_case
 from ..ops.creation import scalar
 from ..scopes import dispose, tidy
 from ..tensor import Tensor, Variable
@@ -75,7 +76,7 @@ def check_number(value: Any, name: str, class_name: str) -> None:
     """Hyperparameters must be real numbers (a clear error instead of a failure mid-step)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ArgumentTypeError(
-            f"{name} for {class_name} must be a number, but got {value!r} ({type(value).__name__})"
+            f"{snake_case(name)} for {class_name} must be a number, but got {value!r} ({type(value).__name__})"
         )
 
 

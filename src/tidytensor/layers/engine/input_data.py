@@ -143,8 +143,13 @@ def check_input_data(
             if ref is not None and ref != shape[j]:
                 raise LayersValueError(
                     f"Error when checking {exception_prefix or 'input'}: expected {name} to have shape "
-                    f"{list(shapes[i])} but got array with shape {shape}."
+                    f"{_py_shape(shapes[i])} but got array with shape {js_json(shape)}."
                 )
+
+
+def _py_shape(shape: Any) -> str:
+    """A shape as TF.js's message writes it (``[null,2]``), with Python's ``None``."""
+    return js_json(list(shape)).replace("null", "None")
 
 
 def make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:

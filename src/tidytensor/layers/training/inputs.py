@@ -269,7 +269,7 @@ def _standardize_sample_or_class_weights(
 
 def standardize_class_weights(class_weight: Any, output_names: list[str]) -> list[Any]:
     """One ``{class_index: weight}`` dict (or None) per output."""
-    return _standardize_sample_or_class_weights(class_weight, output_names, "classWeight")
+    return _standardize_sample_or_class_weights(class_weight, output_names, "class_weight")
 
 
 def standardize_weights(
@@ -355,7 +355,7 @@ def standardize_user_data(
     try:
         class_weights = standardize_class_weights(class_weight, model.output_names)
         sample_weights = _standardize_sample_or_class_weights(
-            sample_weight, model.output_names, "sampleWeight"
+            sample_weight, model.output_names, "sample_weight"
         )
         for i, target in enumerate(ys):
             weights.append(standardize_weights(target, sample_weights[i], class_weights[i]))

@@ -23,6 +23,7 @@ _WORDING = [
     ("Error when checking : ", "Error when checking input: "),
     ("Error when checking model : ", "Error when checking model input: "),
     ("'null'", "'None'"),
+    ("reset_after parameter set to true", "reset_after=True"),
 ]
 
 
@@ -30,7 +31,10 @@ def python_spelling(message: str) -> str:
     for tfjs, ours in _WORDING:
         message = message.replace(tfjs, ours)
     message = re.sub(r"\bconfig\.(\w+)", r"\1", message)
-    message = re.sub(r"(?<=[\[,])null(?=[,\]])", "None", message)  # shapes: [None,2]
+    # The expected shape in an input check: [None,2] (other messages keep TF.js's [null,2]).
+    message = re.sub(
+        r"to have shape \[[^\]]*\]", lambda m: m.group(0).replace("null", "None"), message
+    )
     return _CAMEL.sub(
         lambda m: m.group(1) if m.group(1) in _KEEP else snake_case(m.group(1)), message
     )

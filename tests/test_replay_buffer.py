@@ -63,10 +63,11 @@ def test_memory_is_flat_over_ten_thousand_pushes():
     assert sorted(seen) == list(range(1000, 10_000, 500))
     assert len({(tensors, num_bytes) for tensors, _, num_bytes, _ in seen.values()}) == 1, seen
     tensors, _, num_bytes, _ = seen[1000]
-    # Two handles per experience, the four weights, the optimizer's kept -lr, the state.
-    assert tensors - base[0] == 2 * 500 + 4 + 1 + 1
+    # Two handles per experience, the four weights, the state, and Adam's state: a first
+    # and a second moment per weight and its two kept beta powers (its -lr is a number).
+    assert tensors - base[0] == 2 * 500 + 4 + 1 + 2 * 4 + 2
     for _, buffers, _, live in seen.values():
-        assert 500 < buffers - base[1] <= 2 * 500 + 6
+        assert 500 < buffers - base[1] <= 2 * 500 + 4 + 1 + 2 * 4 + 2
         assert live < num_bytes  # shared buffers are counted once
     assert snapshot() == base  # run_agent frees everything it made
     assert len(result["losses"]) > 100

@@ -117,17 +117,17 @@ def test_band_part_errors():
         tf.linalg.band_part(a, 0.5, 0)
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match=r"numUpper \(5\) must not be greater than the number of columns \(4\).",
+        match=r"num_upper \(5\) must not be greater than the number of columns \(4\).",
     ):
         tf.linalg.band_part(a, 0, 5)
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match=r"numLower \(4\) must not be greater than the number of rows \(3\).",
+        match=r"num_lower \(4\) must not be greater than the number of rows \(3\).",
     ):
         tf.linalg.band_part(a, 4, 0)
-    with pytest.raises(tf.errors.DTypeError, match="numUpper's dtype must be an int32."):
+    with pytest.raises(tf.errors.DTypeError, match="num_upper's dtype must be an int32."):
         tf.linalg.band_part(a, 0, tf.scalar(1.0))
-    with pytest.raises(tf.errors.DTypeError, match="numLower's dtype must be an int32."):
+    with pytest.raises(tf.errors.DTypeError, match="num_lower's dtype must be an int32."):
         tf.linalg.band_part(a, "1", 0)
 
 

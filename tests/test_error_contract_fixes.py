@@ -633,7 +633,7 @@ def test_conv_and_pool_geometry_is_checked_before_the_kernels():
     )
     fails(lambda: tf.depthwise_conv2d(x, f, 0, "same"), tf.InvalidArgumentError, "Strides")
     fails(lambda: tf.depthwise_conv2d(x, f, 1, "valid", "NHWC", -1), tf.InvalidArgumentError)
-    fails(lambda: tf.pool(x, [1], "avg", "valid"), tf.InvalidArgumentError, "windowShape")
+    fails(lambda: tf.pool(x, [1], "avg", "valid"), tf.InvalidArgumentError, "window_shape")
     fails(lambda: tf.pool(x, [2, 2], "max", "valid", [1, 1], 0), tf.InvalidArgumentError)
     dy = tf.ones([1, 2, 2, 3])
     fails(

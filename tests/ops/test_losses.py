@@ -284,10 +284,12 @@ def test_losses_leave_only_their_result():
 def test_errors():
     a = tf.tensor1d([1.0, 2.0, 3.0])
     with pytest.raises(
-        tf.ShapeError, match=r"^Error in mean_squared_error:  Shapes 3 and 2 must match$"
+        tf.ShapeError, match=r"^Error in mean_squared_error: shapes \[3\] and \[2\] must match$"
     ):
         tf.losses.mean_squared_error(a, tf.tensor1d([1.0, 2.0]))
-    with pytest.raises(tf.ShapeError, match=r"^Error in hinge_loss:  Shapes  and 3 must match$"):
+    with pytest.raises(
+        tf.ShapeError, match=r"^Error in hinge_loss: shapes \[\] and \[3\] must match$"
+    ):
         tf.losses.hinge_loss(tf.scalar(1), a)
     with pytest.raises(tf.InvalidArgumentError, match=r"^Unknown reduction: 5$"):
         tf.losses.compute_weighted_loss(a, None, 5)

@@ -24,6 +24,8 @@ _WORDING = [
     ("Error when checking model : ", "Error when checking model input: "),
     ("'null'", "'None'"),
     ("reset_after parameter set to true", "reset_after=True"),
+    ("or null/undefined.", "or None."),
+    ("Bidrectional", "Bidirectional"),
 ]
 
 

@@ -248,6 +248,15 @@ def main(argv: list[str] | None = None) -> Report:
         shutil.rmtree(tmp, ignore_errors=True)
     report.num_tensors_end = tf.memory().num_tensors
     _print_summary(report, args)
+    print(
+        "\nresult: "
+        + (
+            "memory is flat (the same tensor count at every epoch end from epoch 2) and "
+            "nothing is left after disposing the model"
+            if report.ok
+            else "FAILED: the tensor count grew across epochs or tensors were left behind"
+        )
+    )
     return report
 
 
@@ -361,12 +370,17 @@ def _print_summary(report: Report, args: argparse.Namespace) -> None:
     )
     print(
         f"peak RSS growth over baseline: {growth:.2f} MiB = {ratio:.1f}x the working set "
-        f"({ws.total / 2**20:.3f} MiB); 2x working set = {2 * ws.total / 2**20:.3f} MiB -> "
-        f"{'within 2x' if growth * 2**20 <= 2 * ws.total else 'ABOVE 2x'}"
+        f"({ws.total / 2**20:.3f} MiB)"
     )
     if len(report.epochs) >= 2:
         later = max(e.peak_mib for e in report.epochs[1:]) - report.epochs[0].peak_mib
         print(f"peak RSS growth after epoch 1 (epochs 2..{len(report.epochs)}): {later:.2f} MiB")
+    print(
+        "(RSS figures are for information: besides the tensors, the process's RSS holds "
+        "NumPy's and Python's allocator caches, the CSV reader's buffers and the prefetch "
+        "queue, so its growth can exceed the working set without a leak; the leak checks "
+        "are the tensor counts above.)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,21 +1,21 @@
-"""Seed 002 done right: a DQN-style replay memory that owns its tensors.
+"""A DQN-style replay memory that owns its tensors, and the bug of one that does not.
 
-The seed's agent kept ``(state, action, reward, next_state, done)`` in a replay memory and,
-right after ``remember(...)``, disposed ``state`` and ``next_state``: the memory still held
-the handles, their buffers were gone, and training crashed later on a missing data id. The
-fix the seed gives is ownership: whoever holds the tensors frees them, and the memory frees
-an experience when it evicts it.
+A DQN agent keeps ``(state, action, reward, next_state, done)`` in a replay memory. A
+common port of such an agent to TF.js disposed ``state`` and ``next_state`` right after
+``remember(...)``: the memory still held the handles, their buffers were gone, and training
+crashed later on a missing data id. The fix is ownership: whoever holds the tensors frees
+them, and the memory frees an experience when it evicts it.
 
 ``ReplayBuffer`` owns its tensors outright: ``push`` takes its own handle on each state
 (``clone()`` shares the buffer, nothing is copied) and ``tf.keep``s it so no enclosing
 ``tidy`` frees it, and eviction disposes exactly those handles. The caller stays free to
-dispose its own handles whenever it likes, even right after ``push`` (the seed's order).
-Memory is flat once the buffer is full: every push that evicts frees as many handles and
-bytes as it takes.
+dispose its own handles whenever it likes, even right after ``push``. Memory is flat once
+the buffer is full (every push that evicts frees as many handles and bytes as it takes),
+and the agent learns: the Q-learning loss falls (mean of the first vs the last tenth).
 
-``BrokenReplayMemory`` and ``seed_002_bug()`` are the seed's version, kept to show the
-error tidytensor gives instead of the seed's crash: which tensor, where it was made and
-where it was disposed.
+``BrokenReplayMemory`` and ``premature_dispose_bug()`` are the broken version, kept to show
+the error tidytensor gives instead of a crash: which tensor, where it was made and where
+it was disposed.
 
 Run: ``python examples/replay_buffer.py``
 """
@@ -158,7 +158,7 @@ class QNetwork:
 
 
 def train_step(
-    q: QNetwork, optimizer: Any, batch: dict[str, tf.Tensor], gamma: float = 0.9
+    q: QNetwork, optimizer: Any, batch: dict[str, tf.Tensor], gamma: float = 0.5
 ) -> float:
     """One Q-learning update on a batch; disposes the batch. Returns the loss."""
     target = tf.tidy(
@@ -185,12 +185,12 @@ def run_agent(
     seed: int = 0,
     on_step: Any = None,
 ) -> dict[str, Any]:
-    """The seed's loop, with a memory that owns its tensors. ``on_step(step, memory)`` is
+    """The agent's loop, with a memory that owns its tensors. ``on_step(step, memory)`` is
     called after each step (to watch memory). Frees everything it made before returning."""
     rng = random.Random(seed)
     env = ToyEnv(seed)
     q = QNetwork(seed)
-    optimizer = tf.train.sgd(0.01)
+    optimizer = tf.train.adam(0.01)
     losses = []
     with ReplayBuffer(capacity, seed) as memory:
         state = env.reset()
@@ -199,7 +199,7 @@ def run_agent(
             action = q.act(state, epsilon, rng)
             next_state, reward, done = env.step(action)
             memory.push(state, action, reward, next_state, done)
-            # The seed's order, now safe: the memory holds its own handles.
+            # Disposing right after push is safe: the memory holds its own handles.
             state.dispose()
             if done:
                 next_state.dispose()
@@ -216,9 +216,9 @@ def run_agent(
     return {"pushed": pushed, "evicted": evicted, "losses": losses}
 
 
-# ------------------------------------------------------------------ the seed's version
+# ------------------------------------------------------------- the broken version
 class BrokenReplayMemory:
-    """The seed's memory: stores the caller's handles and never owns them."""
+    """The broken memory: stores the caller's handles and never owns them."""
 
     def __init__(self, capacity: int):
         self.capacity = capacity
@@ -237,8 +237,8 @@ class BrokenReplayMemory:
         return tf.stack([item[0] for item in self.items[-batch_size:]])
 
 
-def seed_002_bug(steps: int = 8, batch_size: int = 4) -> None:
-    """The seed's animation loop: remember, train, then dispose ``state`` and
+def premature_dispose_bug(steps: int = 8, batch_size: int = 4) -> None:
+    """The broken agent's loop: remember, train, then dispose ``state`` and
     ``next_state`` while the memory still holds them. Raises ``tf.TensorDisposedError``."""
     env = ToyEnv(0)
     memory = BrokenReplayMemory(capacity=100)
@@ -270,10 +270,16 @@ def main() -> None:
     print(
         f"pushed {result['pushed']}, evicted {result['evicted']}; tensors left: {tf.memory().num_tensors - base}"
     )
-    print(f"loss: first {result['losses'][0]:.4f}, last {result['losses'][-1]:.4f}")
-    print("the seed's version:")
+    losses = result["losses"]
+    window = max(1, len(losses) // 10)
+    first, last = np.mean(losses[:window]), np.mean(losses[-window:])
+    print(
+        f"Q-learning loss, mean of the first and the last {window} of {len(losses)} updates: "
+        f"{first:.4f} -> {last:.4f} ({'learned' if last < first else 'did NOT learn'})"
+    )
+    print("the same loop with a memory that does not own its tensors:")
     try:
-        seed_002_bug()
+        premature_dispose_bug()
     except tf.TensorDisposedError as exc:
         print(f"  TensorDisposedError: {exc}")
 

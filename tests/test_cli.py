@@ -46,7 +46,7 @@ def test_demo_runs_every_program_in_order(demo_output):
     assert list(sections(demo_output)) == [title for title, _ in demo.PROGRAMS]
 
 
-def test_demo_seed_000_counts(demo_output):
+def test_demo_memory_counts(demo_output):
     s = list(sections(demo_output).values())
     base = 5  # 4 weight variables and the input
     assert counts(s[0]) == [base + 1, base + 2, base + 3]  # seed: 14, 15, 16
@@ -68,39 +68,47 @@ def test_demo_prints_predictions_in_the_seed_layout(demo_output):
 
 
 def test_demo_normalize(demo_output):
-    body = sections(demo_output)["000 normalize() without and with tf.tidy()"]
+    body = sections(demo_output)["Memory: normalize() without and with tf.tidy()"]
     assert "without tf.tidy(): 5 (the result and 3 leaked tensors)" in body
     assert "with tf.tidy(): 5 (the result and 0 leaked tensors)" in body
     assert "Tensor\n    [-0.2738613, -0.0912871, 0.0912871, 0.2738613]" in body
-    assert "the result is disposed: false" in body
+    assert "the result is disposed: False" in body
 
 
-def test_demo_seed_001_output(demo_output):
+def test_demo_basics_output(demo_output):
     s = sections(demo_output)
-    assert s["001 tensors"] == (
+    assert s["Basics: tensors"] == (
         "\n"
         + "Tensor\n    [[1 , 2 , 3 ],\n     [10, 20, 30]]\n" * 3
         + "Tensor\n    [[0, 0, 0, 0, 0],\n     [0, 0, 0, 0, 0],\n     [0, 0, 0, 0, 0]]\n\n"
     )
-    assert s["001 variables"] == "\nTensor\n    [0, 0, 0, 0, 0]\nTensor\n    [0, 1, 0, 1, 0]\n\n"
-    assert s["001 operations"] == (
+    assert (
+        s["Basics: variables"] == "\nTensor\n    [0, 0, 0, 0, 0]\nTensor\n    [0, 1, 0, 1, 0]\n\n"
+    )
+    assert s["Basics: operations"] == (
         "\nTensor\n    [[1, 4 ],\n     [9, 16]]\n"
         "Tensor\n    [[6 , 8 ],\n     [10, 12]]\n"
         "Tensor\n    [[36 , 64 ],\n     [100, 144]]\n"
         "Tensor\n    [[36 , 64 ],\n     [100, 144]]\n\n"
     )
-    assert s["001 a model written with ops: y = 2x^2 + 4x + 8"] == "\nTensor\n    24\n\n"
-    assert counts(s["001 dispose"]) == [2, 0]
-    assert s["001 tf.tidy"] == "\nTensor\n    3.5\n# of tensors: 1\n\n"
-    keeps = s["001 tf.tidy does not clean up variables"]
+    assert s["Basics: a model written with ops: y = 2x^2 + 4x + 8"] == "\nTensor\n    24\n\n"
+    assert counts(s["Basics: dispose"]) == [2, 0]
+    assert s["Basics: tf.tidy"] == "\nTensor\n    3.5\n# of tensors: 1\n\n"
+    keeps = s["Basics: tf.tidy does not clean up variables"]
     assert counts(keeps) == [1, 0]
-    assert "the variable is disposed: false\nTensor\n    [3, 4]\n" in keeps
+    assert "the variable is disposed: False\nTensor\n    [3, 4]\n" in keeps
 
 
 def test_only_and_list():
     proc = run("demo", "--only", "normalize")
     assert proc.returncode == 0, proc.stderr
-    assert list(sections(proc.stdout)) == ["000 normalize() without and with tf.tidy()"]
+    assert list(sections(proc.stdout)) == ["Memory: normalize() without and with tf.tidy()"]
+    # The titles' old numbers still select their programs.
+    proc = run("demo", "--only", "001")
+    assert proc.returncode == 0, proc.stderr
+    assert all(t.startswith("Basics: ") for t in sections(proc.stdout))
+    proc = run("demo", "--help")
+    assert "seed" not in proc.stdout.lower()
     proc = run("demo", "--list")
     assert proc.returncode == 0
     assert proc.stdout.splitlines() == [title for title, _ in demo.PROGRAMS]
@@ -121,9 +129,9 @@ def test_version():
 
 
 def test_main_in_process(capsys):
-    assert cli.main(["demo", "--only", "001 tf.tidy does"]) == 0
+    assert cli.main(["demo", "--only", "Basics: tf.tidy does"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("=== 001 tf.tidy does not clean up variables ===\n# of tensors: 1\n")
+    assert out.startswith("=== Basics: tf.tidy does not clean up variables ===\n# of tensors: 1\n")
 
 
 @pytest.mark.skipif(shutil.which("tidytensor") is None, reason="console script not installed")
@@ -131,17 +139,18 @@ def test_console_script():
     proc = run(shutil.which("tidytensor"), "demo", "--only", "y = 2x", module=False)
     assert proc.returncode == 0, proc.stderr
     assert (
-        proc.stdout == "=== 001 a model written with ops: y = 2x^2 + 4x + 8 ===\nTensor\n    24\n"
+        proc.stdout
+        == "=== Basics: a model written with ops: y = 2x^2 + 4x + 8 ===\nTensor\n    24\n"
     )
 
 
-@pytest.mark.parametrize("script", ["seed_000_memory.py", "seed_001_basics.py"])
+@pytest.mark.parametrize("script", ["memory_dispose_and_tidy.py", "tensor_basics.py"])
 def test_examples_run(script):
     cmd = [sys.executable, str(ROOT / "examples" / script)]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    if script.startswith("seed_000"):
+    if script.startswith("memory"):
         assert "# of tensors: 6\n" in proc.stdout and "# of tensors: 11\n" in proc.stdout
         assert "without tidy: 4 new tensors\nwith tidy: 1 new tensor\n" in proc.stdout
     else:

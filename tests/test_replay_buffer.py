@@ -1,4 +1,5 @@
-"""examples/replay_buffer.py: seed 002's replay memory done right, and the seed's bug."""
+"""examples/replay_buffer.py: a replay memory that owns its tensors, and the bug of one that
+does not."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def state(*values: float) -> tf.Tensor:
 
 
 def test_memory_is_flat_over_ten_thousand_pushes():
-    """The seed's loop with training: once the buffer is full, every step frees exactly what
+    """The agent's loop with training: once the buffer is full, every step frees exactly what
     it makes. Handles and their bytes read the same at every checkpoint; the number of
     distinct buffers moves a little with where episodes end (an experience shares its
     ``state`` buffer with the previous one's ``next_state`` except across an episode's end)
@@ -62,10 +63,11 @@ def test_memory_is_flat_over_ten_thousand_pushes():
     assert sorted(seen) == list(range(1000, 10_000, 500))
     assert len({(tensors, num_bytes) for tensors, _, num_bytes, _ in seen.values()}) == 1, seen
     tensors, _, num_bytes, _ = seen[1000]
-    # Two handles per experience, the four weights, the optimizer's kept -lr, the state.
-    assert tensors - base[0] == 2 * 500 + 4 + 1 + 1
+    # Two handles per experience, the four weights, the state, and Adam's state: a first
+    # and a second moment per weight and its two kept beta powers (its -lr is a number).
+    assert tensors - base[0] == 2 * 500 + 4 + 1 + 2 * 4 + 2
     for _, buffers, _, live in seen.values():
-        assert 500 < buffers - base[1] <= 2 * 500 + 6
+        assert 500 < buffers - base[1] <= 2 * 500 + 4 + 1 + 2 * 4 + 2
         assert live < num_bytes  # shared buffers are counted once
     assert snapshot() == base  # run_agent frees everything it made
     assert len(result["losses"]) > 100
@@ -79,7 +81,7 @@ def test_push_takes_its_own_handles_so_the_caller_may_dispose():
     # Two new handles, no new buffer: the memory shares the caller's buffers.
     assert snapshot()[:2] == (before[0] + 2, before[1])
     s.dispose()
-    s2.dispose()  # the seed's order: dispose right after remembering
+    s2.dispose()  # dispose right after remembering
     batch = memory.sample(1)
     assert batch["states"].array_sync() == [[1.0, 2.0, 3.0, 4.0]]
     assert batch["next_states"].array_sync() == [[5.0, 6.0, 7.0, 8.0]]
@@ -137,16 +139,16 @@ def test_capacity_must_be_positive():
         rb.ReplayBuffer(0)
 
 
-def test_seeds_premature_dispose_names_creation_and_disposal_lines():
+def test_premature_dispose_names_creation_and_disposal_lines():
     with pytest.raises(tf.TensorDisposedError) as caught:
-        rb.seed_002_bug()
+        rb.premature_dispose_bug()
     message = str(caught.value)
     created = example_line("return tf.tensor1d(self._x.tolist())")
     disposed = example_line("state.dispose()  # premature")
     assert re.search(
         r"Tensor \d+ \(shape=\[4\], dtype='float32'\) passed to 'stack' is disposed: it was "
         rf"created at \S*replay_buffer\.py:{created} in observe and disposed at "
-        rf"\S*replay_buffer\.py:{disposed} in seed_002_bug\.",
+        rf"\S*replay_buffer\.py:{disposed} in premature_dispose_bug\.",
         message,
     ), message
 
@@ -165,4 +167,14 @@ def test_example_runs_as_a_script():
     steps = re.findall(r"step +\d+: 500 experiences, (\d+) tensors, (\d+) bytes", proc.stdout)
     assert len(steps) == 5 and len(set(steps)) == 1, proc.stdout
     assert "pushed 5000, evicted 4500; tensors left: 0" in proc.stdout
-    assert "TensorDisposedError: Tensor" in proc.stdout and "in seed_002_bug" in proc.stdout
+    assert (
+        "TensorDisposedError: Tensor" in proc.stdout and "in premature_dispose_bug" in proc.stdout
+    )
+    learned = re.search(
+        r"^Q-learning loss, mean of the first and the last (\d+) of (\d+) updates: "
+        r"([\d.]+) -> ([\d.]+) \(learned\)$",
+        proc.stdout,
+        flags=re.M,
+    )
+    assert learned, proc.stdout
+    assert float(learned.group(4)) < float(learned.group(3)) / 2

@@ -315,7 +315,7 @@ def test_demo_normalize_program(capsys):
     out = capsys.readouterr().out
     assert "without tf.tidy(): 5 (the result and 3 leaked tensors)" in out
     assert "with tf.tidy(): 5 (the result and 0 leaked tensors)" in out
-    assert "the result is disposed: false" in out
+    assert "the result is disposed: False" in out
 
 
 def test_demo_seed_001_programs(capsys):

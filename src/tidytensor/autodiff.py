@@ -198,13 +198,13 @@ def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
 
 def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]:
     """``value_and_grad(f)(x, dy=None)``: ``.value`` (f(x)) and ``.grad``; both survive."""
-    _check_f(f, "valueAndGrad")
+    _check_f(f, "value_and_grad")
 
     def fn(x: Any, dy: Any = None) -> ValueAndGrad:
         if not isinstance(x, Tensor):
-            raise ArgumentTypeError("The x passed in valueAndGrad(f)(x) must be a tensor")
+            raise ArgumentTypeError("The x passed in value_and_grad(f)(x) must be a tensor")
         if dy is not None and not isinstance(dy, Tensor):
-            raise ArgumentTypeError("The dy passed in valueAndGrad(f)(x, dy) must be a tensor")
+            raise ArgumentTypeError("The dy passed in value_and_grad(f)(x, dy) must be a tensor")
         value, (g,) = gradients(lambda: f(x), [x], dy)
         _check_grads_found([g])
         return ValueAndGrad(value, g)
@@ -214,15 +214,17 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., ValueAndGrad]
 
 def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., ValueAndGrads]:
     """``value_and_grads(f)([x1, ...], dy=None)``: ``.value`` and ``.grads``; all survive."""
-    _check_f(f, "valueAndGrads")
+    _check_f(f, "value_and_grads")
 
     def fn(args: Any, dy: Any = None) -> ValueAndGrads:
         if not isinstance(args, (list, tuple)) or not all(isinstance(a, Tensor) for a in args):
             raise ArgumentTypeError(
-                "The args passed in valueAndGrads(f)(args) must be array of tensors"
+                "The args passed in value_and_grads(f)(args) must be array of tensors"
             )
         if dy is not None and not isinstance(dy, Tensor):
-            raise ArgumentTypeError("The dy passed in valueAndGrads(f)(args, dy) must be a tensor")
+            raise ArgumentTypeError(
+                "The dy passed in value_and_grads(f)(args, dy) must be a tensor"
+            )
         value, gs = gradients(lambda: f(*args), list(args), dy)
         _check_grads_found(gs)
         return ValueAndGrads(value, gs)
@@ -235,13 +237,13 @@ def variable_grads(
 ) -> VariableGrads:
     """The value of ``f()`` (a scalar) and its gradient for each trainable variable, as a dict
     keyed by variable name. Variables listed but not trainable get ``None``."""
-    _check_f(f, "variableGrads")
+    _check_f(f, "variable_grads")
     if var_list is not None and (
         not isinstance(var_list, (list, tuple))
         or not all(isinstance(v, Variable) for v in var_list)
     ):
         raise ArgumentTypeError(
-            "var_list for variableGrads(f, var_list) must be a list of Variables"
+            "var_list for variable_grads(f, var_list) must be a list of Variables"
         )
     specified = var_list is not None
     if var_list is None:
@@ -249,7 +251,7 @@ def variable_grads(
     trainable = [v for v in var_list if v.trainable]
     if not trainable:
         raise InvalidArgumentError(
-            "variableGrads() expects at least one of the input variables to be trainable, but "
+            "variable_grads() expects at least one of the input variables to be trainable, but "
             f"none of the {len(var_list)} variables is trainable."
         )
     value, gs = gradients(f, trainable, None, allow_no_gradients=True)
@@ -267,7 +269,7 @@ def variable_grads(
             if g is not None:
                 g.dispose()
         raise InvalidArgumentError(
-            f"The f passed in variableGrads(f) must return a scalar, but it returned a rank-{rank} tensor"
+            f"The f passed in variable_grads(f) must return a scalar, but it returned a rank-{rank} tensor"
         )
     named: dict[str, Tensor | None] = {}
     for v, g in zip(trainable, gs, strict=True):

@@ -1,4 +1,5 @@
-"""The ``tidytensor`` command: ``tidytensor demo`` runs the seeds' programs;
+"""The ``tidytensor`` command: ``tidytensor demo`` runs example programs (memory, basics,
+training);
 ``tidytensor summary MODEL`` describes a saved model; ``tidytensor predict MODEL --input FILE``
 runs it.
 
@@ -6,6 +7,8 @@ runs it.
 ['tidy']
 >>> build_parser().parse_args(['predict', 'm/', '--input', 'x.npy']).input
 'x.npy'
+>>> build_parser().parse_args(['summary', 'm/', '--import', 'a', '-m', 'b.py']).imports
+['a', 'b.py']
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo",
-        help="run the seed programs: leaks and their fixes with tf.dispose and tf.tidy",
-        description="Runs seed 000's memory programs (predict and arg_max loops, normalize) "
-        "and seed 001's basics, printing what the seeds print.",
+        help="run example programs: memory leaks and their fixes with tf.dispose and "
+        "tf.tidy, tensor basics, training a classifier",
+        description="Runs the memory programs of TF.js's guides (predict and arg_max loops, "
+        "normalize: each leak, then its fix with tf.dispose or tf.tidy, with the tensor "
+        "count), the basics (tensors, variables, ops, dispose, tidy), then trains an Iris "
+        "classifier with fit() and shows the tensor count staying flat.",
     )
     demo.add_argument(
         "--only",
@@ -45,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         "localstorage://name) and prints its format, weights manifest and layer table.",
     )
     summary.add_argument("model", metavar="MODEL")
+    _add_import_option(summary)
     summary.add_argument("--line-length", type=int, default=None, help="width of the layer table")
     predict = commands.add_parser(
         "predict",
@@ -54,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         "input), list of nested lists (one per input) or object keyed by input name.",
     )
     predict.add_argument("model", metavar="MODEL")
+    _add_import_option(predict)
     predict.add_argument("--input", required=True, metavar="FILE", help=".json, .npy or .npz")
     predict.add_argument(
         "--output", metavar="FILE", help="write the output(s) to a .json, .npy or .npz file"
@@ -63,6 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-strict", action="store_true", help="load even if some weights do not match"
     )
     return parser
+
+
+def _add_import_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "-m",
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (a dotted name found from the current directory, or a .py file) "
+        "before loading, so that the custom layers it registers with "
+        "tf.serialization.register_class load; repeatable",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -78,8 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for title, _ in demo.PROGRAMS:
             print(title)
         return 0
-    titles = [t for t, _ in demo.PROGRAMS]
-    if args.only and not any(w.lower() in t.lower() for w in args.only for t in titles):
+    if args.only and not any(demo.matches(title, args.only) for title, _ in demo.PROGRAMS):
         print(
             f"tidytensor demo: no program title contains {' or '.join(args.only)}", file=sys.stderr
         )

@@ -1,15 +1,16 @@
-"""The seed programs, ported to tidytensor: TF.js's memory model shown by running it.
+"""Example programs, ported to tidytensor: TF.js's memory model shown by running it.
 
-Seed 000 (the book chapter on ``tf.dispose()`` and ``tf.tidy()``) and seed 001 (the
-"simple concepts" tutorial) print tensors and ``tf.memory().num_tensors``; every program
-below is their code ported line by line (camelCase becomes snake_case), printing what they
-print. Run it with ``tidytensor demo`` or ``python -m tidytensor demo``.
+The memory programs (from the TF.js book's chapter on ``tf.dispose()`` and ``tf.tidy()``)
+and the basics (from TF.js's "simple concepts" tutorial) print tensors and
+``tf.memory().num_tensors``; every program below is their code ported line by line
+(camelCase becomes snake_case), printing what they print. Run it with ``tidytensor demo``
+or ``python -m tidytensor demo``.
 
-The seeds load a pretrained Iris model from the network. The demo has no network, so
+The originals load a pretrained Iris model from the network. The demo has no network, so
 :func:`load_iris_model` builds a small Iris classifier (4 inputs, 10 sigmoid units, 3
 softmax outputs) from fixed weights. Like a Layers model, its ``predict`` runs inside
-``tf.tidy`` and returns one new tensor, so the counts move exactly as in the seed; only the
-base count differs (the seed's model holds more tensors than this one's 4 weights).
+``tf.tidy`` and returns one new tensor, so the counts move exactly as in the book; only the
+base count differs (the book's model holds more tensors than this one's 4 weights).
 
 The last program trains an Iris classifier with the Layers API on the Iris data shipped with
 the package (:func:`tidytensor.datasets.load_iris`): ``fit`` with its progress display,
@@ -115,7 +116,7 @@ class IrisModel:
 
 
 def load_iris_model() -> IrisModel:
-    """Stands in for the seed's ``await tf.loadLayersModel('.../iris_v1/model.json')``."""
+    """Stands in for the book's ``await tf.loadLayersModel('.../iris_v1/model.json')``."""
     return IrisModel()
 
 
@@ -123,7 +124,7 @@ def _count() -> None:
     print(f"# of tensors: {tf.memory().num_tensors}")
 
 
-# ---------------------------------------------------------------- seed 000
+# ---------------------------------------------------------------- memory
 def predict_leak() -> None:
     """Each ``model.predict()`` output stays alive: one more tensor per iteration."""
     model = load_iris_model()
@@ -184,14 +185,14 @@ def arg_max_tidy() -> None:
 
 
 def normalize_leaky(x: tf.Tensor) -> tf.Tensor:
-    """The seed's first ``normalize``: leaks the mean, the norm and ``sub``'s result."""
+    """The book's first ``normalize``: leaks the mean, the norm and ``sub``'s result."""
     mean = x.mean()
     sd = x.norm(2)
     return x.sub(mean).div(sd)
 
 
 def normalize(x: tf.Tensor) -> tf.Tensor:
-    """The seed's fixed ``normalize``: the body in ``tf.tidy``; only the result survives."""
+    """The book's fixed ``normalize``: the body in ``tf.tidy``; only the result survives."""
     return tf.tidy(lambda: x.sub(x.mean()).div(x.norm(2)))
 
 
@@ -212,10 +213,10 @@ def normalize_demo() -> None:
     print(f"# of tensors after normalize() with tf.tidy(): {now}", end="")
     print(f" (the result and {now - start - 1} leaked tensors)")
     y.print()
-    print(f"the result is disposed: {str(y.is_disposed).lower()}")
+    print(f"the result is disposed: {y.is_disposed}")
 
 
-# ---------------------------------------------------------------- seed 001
+# ---------------------------------------------------------------- basics
 def tensors_demo() -> None:
     """Creating tensors: ``tf.tensor`` with a shape, inferred shapes, ``tensor2d``, ``zeros``."""
     shape = [2, 3]  # 2 rows, 3 columns
@@ -311,7 +312,7 @@ def tidy_keeps_variables_demo() -> None:
     tf.tidy(body)
     _count()
     (v,) = made
-    print(f"the variable is disposed: {str(v.is_disposed).lower()}")
+    print(f"the variable is disposed: {v.is_disposed}")
     v.print()
     v.dispose()
     _count()
@@ -480,40 +481,50 @@ def checkpoints_demo(directory: str | None = None, epochs: int = 10) -> bool:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-#: (title, program) pairs, in the seeds' order.
+#: (title, program) pairs: the memory programs (leaks and their fixes with ``tf.dispose`` and
+#: ``tf.tidy``), the basics (tensors, variables, ops), then a training run.
 PROGRAMS: list[tuple[str, Callable[[], Any]]] = [
-    ("000 model.predict() in a loop: one leaked tensor per iteration", predict_leak),
-    ("000 fixed with tf.dispose(y): the count stays constant", predict_dispose),
-    ("000 fixed with tf.tidy(): the count stays constant", predict_tidy),
-    ("000 predict(x).arg_max().data_sync()[0]: two leaked tensors per iteration", arg_max_leak),
-    ("000 the same inside tf.tidy(): the count stays constant", arg_max_tidy),
-    ("000 normalize() without and with tf.tidy()", normalize_demo),
-    ("001 tensors", tensors_demo),
-    ("001 variables", variables_demo),
-    ("001 operations", operations_demo),
-    ("001 a model written with ops: y = 2x^2 + 4x + 8", model_from_ops_demo),
-    ("001 dispose", dispose_demo),
-    ("001 tf.tidy", tidy_demo),
-    ("001 tf.tidy does not clean up variables", tidy_keeps_variables_demo),
+    ("Memory: model.predict() in a loop: one leaked tensor per iteration", predict_leak),
+    ("Memory: fixed with tf.dispose(y): the count stays constant", predict_dispose),
+    ("Memory: fixed with tf.tidy(): the count stays constant", predict_tidy),
+    ("Memory: predict(x).arg_max().data_sync()[0]: two leaked tensors per iteration", arg_max_leak),
+    ("Memory: the same inside tf.tidy(): the count stays constant", arg_max_tidy),
+    ("Memory: normalize() without and with tf.tidy()", normalize_demo),
+    ("Basics: tensors", tensors_demo),
+    ("Basics: variables", variables_demo),
+    ("Basics: operations", operations_demo),
+    ("Basics: a model written with ops: y = 2x^2 + 4x + 8", model_from_ops_demo),
+    ("Basics: dispose", dispose_demo),
+    ("Basics: tf.tidy", tidy_demo),
+    ("Basics: tf.tidy does not clean up variables", tidy_keeps_variables_demo),
     ("Iris: train a classifier with fit(), then 1,000 predict() calls", iris_training_demo),
     (
-        "checkpoints: ModelCheckpoint each epoch, latest_checkpoint, load_weights",
+        "Checkpoints: ModelCheckpoint each epoch, latest_checkpoint, load_weights",
         checkpoints_demo,
     ),
 ]
 
 
+#: Earlier titles began with the number of the guide they came from ("000 ...", "001 ..."):
+#: ``--only 000`` and ``--only 001`` still select those programs.
+_OLD_PREFIXES = {"000": "memory:", "001": "basics:"}
+
+
+def matches(title: str, only: list[str] | None) -> bool:
+    """True when ``only`` is empty or one of its words is in ``title`` (ignoring case)."""
+    if not only:
+        return True
+    words = [_OLD_PREFIXES.get(word.strip(), word).lower() for word in only]
+    return any(word in title.lower() for word in words)
+
+
 def run(only: list[str] | None = None) -> None:
     """Runs the programs (those whose title contains one of ``only``, if given).
 
-    Each program starts from a fresh engine (``tf.engine().reset()``), as each seed snippet
-    is a separate program, so its counts start where the seed's do.
+    Each program starts from a fresh engine (``tf.engine().reset()``), as each original
+    snippet is a separate program, so its counts start where the original's do.
     """
-    selected = [
-        (title, program)
-        for title, program in PROGRAMS
-        if not only or any(word.lower() in title.lower() for word in only)
-    ]
+    selected = [(title, program) for title, program in PROGRAMS if matches(title, only)]
     for i, (title, program) in enumerate(selected):
         if i:
             print()

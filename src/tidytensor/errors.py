@@ -7,6 +7,12 @@ what was given and what was expected.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 
 class TidyTensorError(Exception):
     """Base class of every error raised by tidytensor."""
@@ -76,3 +82,28 @@ class LeakWarning(UserWarning):
 
 class MemoryAlertWarning(UserWarning):
     """Live tensor memory crossed the level set by ``tf.config.set_memory_alert``."""
+
+
+def from_user_input(exc: TidyTensorError) -> TidyTensorError:
+    """Marks ``exc`` as a mistake in the values the user passed (an index past a layer's
+    vocabulary...), not a fault inside tidytensor: the public call it escapes from
+    (:func:`short_traceback`) re-raises it with a traceback that ends at that call."""
+    exc.short_traceback = True  # type: ignore[attr-defined]
+    return exc
+
+
+def short_traceback(fn: _F) -> _F:
+    """Decorates a public entry point (``model.predict``, ``fit``, ``layer.apply``...): an
+    error marked by :func:`from_user_input` leaves it without the frames inside tidytensor,
+    so the user reads the message under their own line, not under 30 internal frames."""
+
+    @functools.wraps(fn)
+    def entry_point(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TidyTensorError as exc:
+            if not getattr(exc, "short_traceback", False):
+                raise
+            raise exc.with_traceback(None) from None
+
+    return entry_point  # type: ignore[return-value]

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -45,13 +47,48 @@ def load_for_cli(model: str, strict: bool = True) -> tuple[Any, ModelArtifacts]:
     return model_from_artifacts(artifacts, strict), artifacts
 
 
+def import_modules(names: list[str]) -> None:
+    """``--import MODULE``: each a dotted module name (found from the current directory, as
+    ``python -m`` finds it) or the path of a ``.py`` file, imported in order, so that the
+    custom classes it registers (``tf.serialization.register_class``) are known on load."""
+    if names and "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        if name.endswith(".py"):
+            path = os.path.expanduser(name)
+            if not os.path.isfile(path):
+                raise OSError(f"--import {name}: no such file")
+            module_name = os.path.splitext(os.path.basename(path))[0]
+            spec = importlib.util.spec_from_file_location(module_name, path)
+            if spec is None or spec.loader is None:
+                raise OSError(f"--import {name}: cannot import this file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            spec.loader.exec_module(module)
+        else:
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                raise OSError(
+                    f"--import {name}: no module named {exc.name!r} (looked in the current "
+                    "directory and sys.path; a file path must end in .py)"
+                ) from None
+
+
 def run(args: Any) -> int:
     try:
+        import_modules(getattr(args, "imports", []))
         if args.command == "summary":
             return _summary(args)
         return _predict(args)
     except (TidyTensorError, OSError, ValueError) as exc:
-        return _err(str(exc))
+        message = str(exc)
+        if "Unknown layer" in message and not getattr(args, "imports", []):
+            message += (
+                f"\nA custom layer: give tidytensor {args.command} --import MODULE, the module "
+                "that registers it."
+            )
+        return _err(message)
 
 
 def _describe_weights(artifacts: ModelArtifacts) -> list[str]:

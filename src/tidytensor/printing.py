@@ -230,7 +230,7 @@ def tensor_to_string(values: Any, shape: Any, dtype: str, verbose: bool = False)
         value_lines = _sub_tensor_lines(strs, 0, shape, _strides(shape), pads, True)
     if verbose is not None and not isinstance(verbose, (bool, int, np.bool_, np.integer)):
         raise ArgumentTypeError(
-            f"Argument 'verbose' passed to 'toString' must be a boolean, but got "
+            f"Argument 'verbose' passed to 'to_string' must be a boolean, but got "
             f"{type(verbose).__name__}"
         )
     lines = ["Tensor"]

@@ -22,6 +22,7 @@ from . import sites
 from .dtypes import BOOL, COMPLEX64, NUMPY_DTYPE, STRING, check_dtype
 from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, TensorDisposedError
 from .js_numbers import js_store, js_to_number
+from .naming import snake_case
 from .printing import tensor_to_string
 
 #: Set by engine/engine.py: the engine that tracks every tensor.
@@ -262,7 +263,7 @@ class Tensor:
     def _scalar_value(self, op_name: str) -> Any:
         if self.size != 1:
             raise InvalidArgumentError(
-                f"{op_name} needs a tensor with one element, but shape is {list(self._shape)}"
+                f"{snake_case(op_name)} needs a tensor with one element, but shape is {list(self._shape)}"
             )
         return self._values(op_name).reshape(-1)[0]
 
@@ -545,7 +546,7 @@ def _shape_str(shape: tuple[int, ...]) -> str:
 def disposed_error(t: Tensor, op_name: str | None) -> TensorDisposedError:
     """The use-after-dispose error: which tensor, which op, created and disposed where."""
     what = f"Tensor {t.id} (shape={list(t._shape)}, dtype='{t.dtype}')"
-    op = f" passed to '{op_name}'" if op_name else ""
+    op = f" passed to '{snake_case(op_name)}'" if op_name else ""
     created = (
         f"created at {sites.format_site(t._site)}" if t._site else "created at an unknown place"
     )

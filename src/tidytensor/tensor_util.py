@@ -43,6 +43,7 @@ from .dtypes import (
 from .engine import ENGINE
 from .errors import ArgumentTypeError, DTypeError, ShapeError
 from .js_numbers import js_store, js_to_number
+from .naming import snake_case
 from .random_engines import js_number_to_string
 from .tensor import Tensor, disposed_error
 from .utf16 import from_code_units
@@ -78,7 +79,7 @@ def check_dtype_name(dtype: Any, op_name: str) -> str:
         return dtype
     shown = dtype if isinstance(dtype, str) else reprlib.repr(dtype)
     raise DTypeError(
-        f"Unknown data type {shown} (in '{op_name}': expected one of {', '.join(DTYPES)})"
+        f"Unknown data type {shown} (in '{snake_case(op_name)}': expected one of {', '.join(DTYPES)})"
     )
 
 
@@ -105,7 +106,7 @@ def assert_non_negative_integer_dimensions(
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     if isinstance(shape, Tensor) or not isinstance(shape, (list, tuple, np.ndarray)):
-        where = f" passed to '{op_name}'" if op_name else ""
+        where = f" passed to '{snake_case(op_name)}'" if op_name else ""
         raise ArgumentTypeError(
             f"The shape{where} must be an array of integers, but got {type(shape).__name__}"
         )
@@ -313,7 +314,7 @@ def _infer_values(values: Any, op_name: str) -> tuple[tuple[int, ...], np.ndarra
     if isinstance(values, Tensor):
         raise ArgumentTypeError(
             "values passed to tensor(values) must be a number/boolean/string or an array of "
-            f"numbers/booleans/strings, or a TypedArray, but got a Tensor (in '{op_name}'; use "
+            f"numbers/booleans/strings, or a TypedArray, but got a Tensor (in '{snake_case(op_name)}'; use "
             "tf.clone() or tensor.cast() instead)"
         )
     if isinstance(values, np.ndarray):
@@ -321,10 +322,10 @@ def _infer_values(values: Any, op_name: str) -> tuple[tuple[int, ...], np.ndarra
     if isinstance(values, (list, tuple)):
         return _infer_checked(values)
     if values is None or not isinstance(values, _SCALAR_TYPES):
-        got = "null" if values is None else type(values).__name__
+        got = "None" if values is None else type(values).__name__
         raise ArgumentTypeError(
             "values passed to tensor(values) must be a number/boolean/string or an array of "
-            f"numbers/booleans/strings, or a TypedArray, but got {got} (in '{op_name}')"
+            f"numbers/booleans/strings, or a TypedArray, but got {got} (in '{snake_case(op_name)}')"
         )
     return (), None
 
@@ -366,7 +367,7 @@ def _make_from_inferred(
     check_dtype_name(dtype, op_name)
     if dtype == STRING and inferred_dtype != STRING and math.prod(inferred) > 0:
         raise DTypeError(
-            f"Cannot create a string tensor from {inferred_dtype} values (in '{op_name}')"
+            f"Cannot create a string tensor from {inferred_dtype} values (in '{snake_case(op_name)}')"
         )
     return ENGINE.make_tensor(to_storage(values, dtype, shape, arr), shape, dtype)
 
@@ -419,12 +420,12 @@ def convert_to_tensor(
         if parse_as_dtype == "numeric":
             if x.dtype == STRING:
                 raise DTypeError(
-                    f"Argument '{arg_name}' passed to '{op_name}' must be numeric tensor, but got "
+                    f"Argument '{snake_case(arg_name)}' passed to '{snake_case(op_name)}' must be numeric tensor, but got "
                     "string tensor"
                 )
         elif parse_as_dtype != "string_or_numeric" and x.dtype != parse_as_dtype:
             raise DTypeError(
-                f"Argument '{arg_name}' passed to '{op_name}' must be {parse_as_dtype} tensor, but "
+                f"Argument '{snake_case(arg_name)}' passed to '{snake_case(op_name)}' must be {parse_as_dtype} tensor, but "
                 f"got {x.dtype} tensor"
             )
         return x
@@ -439,13 +440,13 @@ def convert_to_tensor(
         or (parse_as_dtype == "numeric" and inferred == STRING)
     ):
         raise DTypeError(
-            f"Argument '{arg_name}' passed to '{op_name}' must be {parse_as_dtype} tensor, but got "
+            f"Argument '{snake_case(arg_name)}' passed to '{snake_case(op_name)}' must be {parse_as_dtype} tensor, but got "
             f"{inferred} tensor"
         )
     if x is None or not isinstance(x, _ARRAY_TYPES + _SCALAR_TYPES):
-        got = "null" if x is None else type(x).__name__
+        got = "None" if x is None else type(x).__name__
         raise ArgumentTypeError(
-            f"Argument '{arg_name}' passed to '{op_name}' must be a Tensor or TensorLike, but got "
+            f"Argument '{snake_case(arg_name)}' passed to '{snake_case(op_name)}' must be a Tensor or TensorLike, but got "
             f"'{got}'"
         )
     if tx is bool and inferred == BOOL:
@@ -460,7 +461,7 @@ def convert_to_tensor_array(
     """A list of TensorLike, each converted (TF.js's ``convertToTensorArray``)."""
     if not isinstance(xs, (list, tuple)):
         raise ArgumentTypeError(
-            f"Argument {arg_name} passed to {op_name} must be a `Tensor[]` or `TensorLike[]`"
+            f"Argument '{snake_case(arg_name)}' passed to {snake_case(op_name)} must be a `Tensor[]` or `TensorLike[]`"
         )
     return [
         convert_to_tensor(x, f"{arg_name}[{i}]", op_name, parse_as_dtype) for i, x in enumerate(xs)

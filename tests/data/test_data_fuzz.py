@@ -394,7 +394,7 @@ _GIST = [
     (r"(Required column \w+ is empty in) this line: .*", r"\1"),
     (r"provided in columnConfigs", "provided in column_configs"),
     (r"provided columnNames", "provided column_names"),
-    (r"when delimWhitespace is true", "when delim_whitespace is true"),
+    (r"when delimWhitespace is true", "when delim_whitespace is True"),
     (r"All tensors passed to stack must have matching shapes.*", "shape"),
 ]
 

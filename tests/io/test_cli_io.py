@@ -176,3 +176,89 @@ def test_console_entry_point_subprocess():
     assert proc.returncode == 0, proc.stderr
     assert "hidden (Dense)" in proc.stdout
     assert 'User-defined metadata: {"purpose": "io fixture"' in proc.stdout
+
+
+CUSTOM_LAYER_MODULE = """
+import tidytensor as tf
+
+
+class TimesThree(tf.layers.Layer):
+    class_name = "TimesThree"
+
+    def call(self, inputs, **kwargs):
+        x = inputs[0] if isinstance(inputs, list) else inputs
+        return tf.mul(x, 3)
+
+
+tf.serialization.register_class(TimesThree)
+"""
+
+SAVE_CUSTOM_MODEL = """
+import sys
+import tidytensor as tf
+import my_layers
+
+model = tf.sequential(layers=[tf.layers.dense(units=2, input_shape=[2], kernel_initializer="ones"),
+                              my_layers.TimesThree()])
+model.save(sys.argv[1])
+"""
+
+
+def run_cli_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "tidytensor", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture
+def custom_layer_model(tmp_path) -> Path:
+    """A model with a custom ``TimesThree`` layer, saved by a separate process (the class is
+    never registered in this one); ``my_layers.py`` sits in ``tmp_path``."""
+    (tmp_path / "my_layers.py").write_text(CUSTOM_LAYER_MODULE)
+    (tmp_path / "save_it.py").write_text(SAVE_CUSTOM_MODEL)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{tmp_path}"}
+    proc = subprocess.run(
+        [sys.executable, "save_it.py", "model"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path
+
+
+def test_summary_without_import_says_how_to_load_a_custom_layer(custom_layer_model):
+    proc = run_cli_in(custom_layer_model, "summary", "model")
+    assert proc.returncode == 1
+    assert "Unknown layer: TimesThree" in proc.stderr
+    assert "tidytensor summary --import MODULE" in proc.stderr
+
+
+def test_summary_and_predict_import_the_module_that_registers_custom_layers(custom_layer_model):
+    proc = run_cli_in(custom_layer_model, "summary", "model", "--import", "my_layers")
+    assert proc.returncode == 0, proc.stderr
+    assert "Outputs: times_three_TimesThree1 [null,2]" in proc.stdout
+    (custom_layer_model / "x.json").write_text("[[1, 2]]")
+    elsewhere = custom_layer_model / "sub"
+    elsewhere.mkdir()
+    proc = run_cli_in(
+        elsewhere, "predict", "../model", "--input", "../x.json", "-m", "../my_layers.py"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [[9.0, 9.0]]  # (1 + 2) * 3 per unit
+
+
+def test_import_of_a_missing_module_is_a_one_line_error(custom_layer_model):
+    proc = run_cli_in(custom_layer_model, "summary", "model", "--import", "no_such_layers")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("tidytensor: error: --import no_such_layers: no module named")
+    proc = run_cli_in(custom_layer_model, "summary", "model", "--import", "gone.py")
+    assert "--import gone.py: no such file" in proc.stderr

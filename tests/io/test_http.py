@@ -274,7 +274,7 @@ def test_save_with_method_and_headers_and_failure_status(server):
     ):
         tf.io.save_model(model, f"{server.url}/upload")
     with pytest.raises(
-        IOHandlerError, match="requestInit is expected to have no pre-existing body"
+        IOHandlerError, match="request_init is expected to have no pre-existing body"
     ):
         tf.io.http(f"{server.url}/x", request_init={"body": b"x"})
     model.dispose()

@@ -596,7 +596,7 @@ def test_register_class_needs_its_own_class_name() -> None:
     class NoName(base.Layer):
         pass
 
-    with pytest.raises(LayersValueError, match="does not have the static className"):
+    with pytest.raises(LayersValueError, match="does not have the static class_name"):
         serialization.register_class(NoName)
     assert NoName().name == "no_name_NoName1"
 
@@ -754,7 +754,7 @@ def test_warns_on_incompatible_symbolic_input_shape() -> None:
         warnings.simplefilter("always")
         d.apply(layers.input(batch_shape=[4, 3]))
         d.apply(layers.input(batch_shape=[None, 2, 3]))
-    assert any("does not match that of the batchInputShape" in str(w.message) for w in caught)
+    assert any("does not match that of the batch_input_shape" in str(w.message) for w in caught)
 
 
 def test_sequential_predicts_with_layers_added_or_popped_after_use() -> None:
@@ -783,6 +783,9 @@ def test_predict_takes_a_dict_by_input_name() -> None:
         ("relu", "re_lu", "ReLU"),
         ("leaky_relu", "leaky_re_lu", "LeakyReLU"),
         ("thresholded_relu", "thresholded_re_lu", "ThresholdedReLU"),
+        ("p_re_lu", "prelu", "PReLU"),
+        ("global_avg_pool1d", "global_average_pooling1d", "GlobalAveragePooling1D"),
+        ("global_avg_pool2d", "global_average_pooling2d", "GlobalAveragePooling2D"),
     ],
 )
 def test_relu_layer_factories_have_keras_style_aliases(alias, rule_name, class_name) -> None:
@@ -793,3 +796,14 @@ def test_relu_layer_factories_have_keras_style_aliases(alias, rule_name, class_n
     by_rule = getattr(tf.layers, rule_name)()
     assert type(by_alias) is type(by_rule)
     assert by_alias.get_class_name() == class_name
+
+
+def test_layer_factory_docstrings_name_both_spellings() -> None:
+    for rule_name, alias in [
+        ("re_lu", "relu"),
+        ("leaky_re_lu", "leaky_relu"),
+        ("thresholded_re_lu", "thresholded_relu"),
+        ("prelu", "p_re_lu"),
+        ("global_average_pooling1d", "global_avg_pool1d"),
+    ]:
+        assert f"``{alias}``" in getattr(tf.layers, rule_name).__doc__.replace("tf.layers.", "")

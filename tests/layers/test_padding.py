@@ -47,7 +47,7 @@ def test_bad_padding_is_refused(padding, match):
 
 
 def test_bad_data_format_is_refused():
-    with pytest.raises(LayersValueError, match="ZeroPadding2D: 'NHWC' is not a valid DataFormat"):
+    with pytest.raises(LayersValueError, match="ZeroPadding2D: 'NHWC' is not a valid data_format"):
         M.zero_padding2d(data_format="NHWC")
 
 

@@ -1,7 +1,7 @@
 """Recurrent layers (layers/recurrent.py) against TF.js goldens (tests/golden/layers_recurrent.js
 → results/layers_recurrent.json), plus the fused kernels against TF.js's per-step ops,
 gradient checks, memory (no leaks; dropout masks and stateful states kept as TF.js keeps
-them), config round trips, errors and the seed 001 program."""
+them), config round trips, errors and examples/rnn_training.py."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from recurrent_golden import (
 )
 
 import tidytensor as tf
+from python_spelling import python_spelling
 from tensor_cleanup import release_rnn_tensors
 from tidytensor.errors import TidyTensorError
 from tidytensor.kernel_names import recurrent as kr
@@ -101,7 +102,7 @@ def test_golden_stateful() -> None:
     )
     with pytest.raises(LayersValueError, match=re.escape("expects 2 state(s), but it received 1")):
         layer.reset_states([h])
-    with pytest.raises(LayersValueError, match=re.escape(case["resetWrongShape"])):
+    with pytest.raises(LayersValueError, match=re.escape(python_spelling(case["resetWrongShape"]))):
         layer.reset_states([tf.zeros([3, 2]), tf.zeros([2, 2])])
     srnn = models.sequential(
         [R.simple_rnn(units=2, stateful=True, batch_input_shape=[2, 3, 2], return_sequences=True)]
@@ -190,29 +191,33 @@ def test_golden_mask_call_argument() -> None:
 
 def test_golden_errors() -> None:
     case = RESULTS["errors"]
-    with pytest.raises(TidyTensorError, match=re.escape(case["rank2"])):
+    with pytest.raises(TidyTensorError, match=re.escape(python_spelling(case["rank2"]))):
         R.lstm(units=2).apply(tf.zeros([2, 3]))
-    with pytest.raises(TidyTensorError, match=re.escape(case["unitsZero"])):
+    with pytest.raises(TidyTensorError, match=re.escape(python_spelling(case["unitsZero"]))):
         R.simple_rnn(units=0)
     # TF.js refuses reset_after; tidytensor runs it as Keras does (test_keras_layer_variants.py).
     assert case["resetAfter"] == "GRUCell does not support reset_after parameter set to true."
     assert R.gru(units=2, reset_after=True).cell.reset_after is True
-    with pytest.raises(LayersValueError, match=re.escape(case["noCell"])):
+    with pytest.raises(LayersValueError, match=re.escape(python_spelling(case["noCell"]))):
         R.rnn(cell=None)
     layer = R.lstm(units=2)
     layer.apply(tf.zeros([1, 2, 2]))
-    with pytest.raises(LayersAttributeError, match=re.escape(case["resetNotStateful"])):
+    with pytest.raises(
+        LayersAttributeError, match=re.escape(python_spelling(case["resetNotStateful"]))
+    ):
         layer.reset_states()
     assert case["statefulNoBatch"] is None  # the eager input's batch size is used
     stateful = R.lstm(units=2, stateful=True)
     stateful.apply(tf.zeros([1, 2, 2])).dispose()
     release_rnn_tensors(stateful)
     assert case["wrongStateCount"].startswith("An initialState was passed that is not compatible")
-    with pytest.raises(LayersValueError, match="An initialState was passed that is not compatible"):
+    with pytest.raises(
+        LayersValueError, match="An initial_state was passed that is not compatible"
+    ):
         R.lstm(units=2).apply(tf.zeros([1, 2, 2]), initial_state=[tf.zeros([1, 2])])
     layer = R.lstm(units=2, input_shape=[3, 2])
     layer.apply(tf.zeros([1, 3, 2]))
-    wrong_features = re.escape(case["wrongFeatures"]).replace("LSTM6", r"LSTM\d+")
+    wrong_features = re.escape(python_spelling(case["wrongFeatures"])).replace("LSTM6", r"LSTM\d+")
     with pytest.raises(TidyTensorError, match=wrong_features):
         layer.apply(tf.zeros([1, 3, 4]))
 
@@ -524,7 +529,8 @@ def test_symbolic_shapes_and_initial_state() -> None:
 
 def test_bad_inputs() -> None:
     with pytest.raises(
-        LayersValueError, match=re.escape("SimpleRNN got unexpected argument(s) unitz")
+        LayersValueError,
+        match=re.escape("SimpleRNN got unexpected argument(s) 'unitz' (did you mean 'units'?)"),
     ):
         R.simple_rnn(units=2, unitz=3)
     with pytest.raises(LayersValueError, match="no time steps"):
@@ -539,15 +545,33 @@ def test_bad_inputs() -> None:
         layer.apply(tf.zeros([1, 3, 2]), initial_state=[tf.zeros([1, 2])])
 
 
-# ------------------------------------------------------------------ seed 001
-def test_seed_001_example_runs() -> None:
-    """examples/seed_001_rnn.py (simple_rnn + sgd + compile + fit) runs as written."""
+# ------------------------------------------------------------------ examples/rnn_training.py
+def test_rnn_training_example_learns_and_explains_its_tensor_count() -> None:
+    """examples/rnn_training.py (simple_rnn + sgd + compile + fit): the loss falls, the
+    accuracy rises, and the tensor count it prints adds up and ends at 0."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "seed_001_rnn.py")],
+        [sys.executable, str(ROOT / "examples" / "rnn_training.py")],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
-    assert "loss" in result.stdout
+    epochs = re.findall(
+        r"^epoch +\d+: loss ([\d.]+), accuracy ([\d.]+)$", result.stdout, flags=re.M
+    )
+    losses = [float(loss) for loss, _ in epochs]
+    assert len(losses) == 15
+    assert losses[-1] < losses[0] / 2
+    assert sum(losses[-3:]) < sum(losses[:3]) / 2  # falls, not a lucky last epoch
+    assert float(epochs[-1][1]) >= 0.8
+    held_out = re.search(r"^accuracy on 32 new sequences: ([\d.]+)$", result.stdout, re.M)
+    assert held_out and float(held_out.group(1)) >= 0.6  # chance is 0.25
+    count = re.search(
+        r"^tensors in memory: (\d+) = (\d+) weights of the model \+ 4 data tensors .*\+ (\d+) "
+        r"held by the SGD optimizer",
+        result.stdout,
+        re.M,
+    )
+    assert count and int(count.group(1)) == int(count.group(2)) + 4 + int(count.group(3))
+    assert "after disposing the data, the model and the optimizer: 0\n" in result.stdout

@@ -54,7 +54,7 @@ def test_bad_compile_leaves_the_model_as_it_was(cleanup):
     for kwargs, error in [
         (dict(optimizer="adam", loss="nope"), "Unknown loss nope"),
         (dict(optimizer="adam", loss="mse", metrics=["f1"]), "Unknown metric f1"),
-        (dict(optimizer="nadam", loss="mse"), "Unknown Optimizer nadam"),
+        (dict(optimizer="nadam", loss="mse"), "Unknown optimizer nadam"),
         (dict(optimizer=opt, loss="mse", metrics={"nope": "mae"}), "Unknown entry in metrics"),
         (dict(optimizer=opt, loss=3), "A loss must be a string name or a function"),
         (dict(optimizer=opt, loss=None), "When passing an Array as loss"),
@@ -169,7 +169,7 @@ def test_fit_uncompiled_and_bad_arguments(cleanup):
         model.fit(x, x, epochs=2.5, verbose=0)
     with pytest.raises(LayersValueError, match="verbose must be 0, 1 or 2"):
         model.fit(x, x, verbose=-1)
-    with pytest.raises(LayersNotImplementedError, match="stepsPerEpoch mode"):
+    with pytest.raises(LayersNotImplementedError, match="steps_per_epoch mode"):
         model.fit(x, x, steps_per_epoch=2, verbose=0)
     with pytest.raises(LayersValueError, match="Expected tensor to be at least 1D"):
         model.fit(tf.scalar(1), tf.scalar(1), verbose=0)
@@ -264,7 +264,7 @@ def test_sample_weight_scales_the_step_and_class_weight_matches_it(cleanup):
     model = cleanup(dense_model())
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(
-        LayersValueError, match="The class 0 exists in the data but not in classWeight"
+        LayersValueError, match="The class 0 exists in the data but not in class_weight"
     ):
         model.fit(x, y, class_weight={1: 1.0}, verbose=0)
     with pytest.raises(LayersValueError, match="one weight per sample"):
@@ -380,7 +380,7 @@ def test_fit_dataset_with_dataset_validation_and_evaluate_dataset_batches(cleanu
     loss, mae = model.evaluate_dataset(Batches(n_batches=2))
     full = model.evaluate(tf.tensor2d([[1], [1], [2], [2]]), tf.tensor2d([[2], [2], [4], [4]]))
     assert loss.array_sync() == pytest.approx(full[0].array_sync(), rel=1e-6)
-    with pytest.warns(UserWarning, match="ran out of data during evaluateDataset"):
+    with pytest.warns(UserWarning, match="ran out of data during evaluate_dataset"):
         model.evaluate_dataset(Batches(n_batches=1), batches=3)
     it = Batches(n_batches=5).iterator()
     model.evaluate_dataset(it, batches=2)  # an iterator is read where it stands
@@ -392,13 +392,13 @@ def test_fit_dataset_errors(cleanup):
     with pytest.raises(LayersRuntimeError, match="compile"):
         model.fit_dataset(Batches(), epochs=1)
     model.compile(optimizer="sgd", loss="mse")
-    with pytest.raises(
-        LayersValueError, match="config.epochs is expected to be a positive integer"
-    ):
+    with pytest.raises(LayersValueError, match="epochs is expected to be a positive integer"):
         model.fit_dataset(Batches(), epochs=0)
-    with pytest.raises(LayersValueError, match="batchesPerEpoch is expected to be a positive"):
+    with pytest.raises(LayersValueError, match="batches_per_epoch is expected to be a positive"):
         model.fit_dataset(Batches(), epochs=1, batches_per_epoch=-1)
-    with pytest.raises(LayersValueError, match="`validationSplit` is not supported by `fitDataset"):
+    with pytest.raises(
+        LayersValueError, match="`validation_split` is not supported by `fit_dataset"
+    ):
         model.fit_dataset(Batches(), epochs=1, validation_split=0.2)
     with pytest.raises(LayersValueError, match="expected to generate objects of the form"):
         model.fit_dataset([tf.ones([2, 1])], epochs=1, verbose=0)

@@ -143,7 +143,7 @@ def test_on_yield_every_batch_and_never(cleanup):
     )
     assert yields == [(0, 0), (0, 1), (1, 0), (1, 1)]
     with pytest.raises(
-        LayersValueError, match="yieldEvery is `never` but you provided an `onYield`"
+        LayersValueError, match="yield_every is `never` but you provided an `on_yield`"
     ):
         model.fit(x, y, verbose=0, yield_every="never", callbacks={"on_yield": lambda *a: None})
 

@@ -158,7 +158,7 @@ def test_complex_unsupported(fn, kernel):
 
 def test_add_n_complex_unsupported():
     c = tf.complex([1], [2])
-    with pytest.raises(tf.DTypeError, match="addN does not support complex64"):
+    with pytest.raises(tf.DTypeError, match="add_n does not support complex64"):
         tf.add_n([c, c])
 
 
@@ -218,7 +218,8 @@ def test_numpy_arguments():
 def test_error_types():
     x = tf.tensor([1.0, 2.0])
     with pytest.raises(
-        tf.ShapeError, match="Operands could not be broadcast together with shapes 2 and 3."
+        tf.ShapeError,
+        match="operands could not be broadcast together with shapes \\[2\\] and \\[3\\]",
     ):
         tf.add(x, tf.tensor([1.0, 2.0, 3.0]))
     with pytest.raises(
@@ -231,11 +232,11 @@ def test_error_types():
     ):
         tf.sub({"a": 1}, x)
     with pytest.raises(
-        tf.ArgumentTypeError, match=r"The argument passed to tf.addN\(\) must be a list of tensors"
+        tf.ArgumentTypeError, match=r"The argument passed to tf.add_n\(\) must be a list of tensors"
     ):
         tf.add_n(x)
     with pytest.raises(
-        tf.InvalidArgumentError, match=r"Must pass at least one tensor to tf.addN\(\), but got 0"
+        tf.InvalidArgumentError, match=r"Must pass at least one tensor to tf.add_n\(\), but got 0"
     ):
         tf.add_n([])
     with pytest.raises(tf.DTypeError, match=r"same dtype, but got float32, int32"):

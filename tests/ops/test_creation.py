@@ -285,7 +285,7 @@ def test_eye_rejects_strings():
 
 
 def test_truncated_normal_rejects_negative_std():
-    with pytest.raises(tf.InvalidArgumentError, match="stdDev"):
+    with pytest.raises(tf.InvalidArgumentError, match="std_dev"):
         tf.truncated_normal([2], 0, -1)
 
 

@@ -175,11 +175,11 @@ def test_search_sorted_errors():
     with pytest.raises(tf.errors.ShapeError, match="'values' must be at least 1-D"):
         tf.upper_bound(tf.tensor([1]), tf.scalar(1))
     with pytest.raises(
-        tf.errors.TidyTensorError, match=r"Cannot infer the missing size in \[-1,0\]"
+        tf.errors.TidyTensorError, match=r"cannot infer the missing size in \[-1,0\]"
     ):
         tf.search_sorted(tf.tensor([]), tf.tensor([1]))
     with pytest.raises(
-        tf.errors.DTypeError, match="Argument 'values' passed to 'searchSorted' must be numeric"
+        tf.errors.DTypeError, match="Argument 'values' passed to 'search_sorted' must be numeric"
     ):
         tf.search_sorted(tf.tensor([1]), tf.tensor(["a"]))
 
@@ -202,12 +202,12 @@ def test_in_top_k_errors():
 def test_confusion_matrix_errors():
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match="If provided, numClasses must be a positive integer, but got -1",
+        match="If provided, num_classes must be a positive integer, but got -1",
     ):
         confusion_matrix([0], [0], -1)
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match="numClasses is required to be a positive integer, but got undefined",
+        match="num_classes is required to be a positive integer, but got None",
     ):
         confusion_matrix([0], [0])
     with pytest.raises(

@@ -109,7 +109,7 @@ def test_transform_batch_images_each_transformed():
 
 
 def test_conv2d_transpose_checks_x_against_output_shape():
-    """TF.js 4.22 reads dy out of bounds when outputShape disagrees with x; here it raises."""
+    """TF.js 4.22 reads dy out of bounds when output_shape disagrees with x; here it raises."""
     import tidytensor as tf
 
     with pytest.raises(tf.TidyTensorError, match="spatial shape"):

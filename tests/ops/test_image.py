@@ -320,7 +320,7 @@ def test_resize_keywords_dtypes_and_kernels():
             tf.image.resize_nearest_neighbor,
             (np.ones((2, 2, 1)), [2, 2], True, True),
             tf.errors.InvalidArgumentError,
-            "alignCorners must be false",
+            "align_corners must be False",
         ),
     ],
 )
@@ -369,32 +369,32 @@ def test_crop_and_resize_empty_and_memory():
         (
             (np.ones((1, 2, 2, 1)), [0, 0, 1, 1], [0], [2, 2]),
             tf.errors.ShapeError,
-            r"boxes must be have size \[4,4\] but had shape 4",
+            r"boxes must have size \[4,4\] but had shape 4",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [[0]], [2, 2]),
             tf.errors.ShapeError,
-            r"boxInd must be have size \[1\] but had shape 1,1",
+            r"box_ind must have size \[1\] but had shape 1,1",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2]),
             tf.errors.InvalidArgumentError,
-            "cropSize must be of length 2, but got length 1",
+            "crop_size must be of length 2, but got length 1",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], 2),
             tf.errors.InvalidArgumentError,
-            "cropSize must be of length 2, but got length undefined",
+            "crop_size must be of length 2, but got length undefined",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 0.5]),
             tf.errors.InvalidArgumentError,
-            r"cropSize must be atleast \[1,1\], but was 2,0.5",
+            r"crop_size must be at least \[1,1\], but was 2,0.5",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 1.5]),
             tf.errors.InvalidArgumentError,
-            "cropSize must hold non-negative integers",
+            "crop_size must hold non-negative integers",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 2], "area"),
@@ -449,7 +449,7 @@ def test_rotate_keywords_and_memory():
             tf.image.flip_left_right,
             (np.ones((2, 2, 2)),),
             tf.errors.ShapeError,
-            "rank 4,but got rank 3",
+            "rank 4, but got rank 3",
         ),
         (
             tf.image.flip_left_right,
@@ -519,7 +519,7 @@ def test_transform_output_shape_and_memory():
             (np.ones((1, 3, 3, 1)), [[1, 0, 0, 0, 1, 0, 0, 0]]),
             {"output_shape": [3]},
             tf.errors.ShapeError,
-            r"outputShape must be \[height, width\] or null, but got 3\.",
+            r"output_shape must be \[height, width\] or None, but got 3\.",
         ),
         (
             (np.ones((1, 3, 3, 1)), [[1, 0, 0, 0, 1, 0, 0, 0]]),
@@ -598,12 +598,12 @@ def test_threshold_otsu_splits_two_clusters_and_frees_its_temporaries():
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [
-        ((np.ones((2, 2)),), tf.errors.ShapeError, "rank 3,but got rank 2"),
+        ((np.ones((2, 2)),), tf.errors.ShapeError, "rank 3, but got rank 2"),
         ((np.ones((2, 2, 4)),), tf.errors.ShapeError, "equal to 3 or 1but got 4"),
         (
             (tf.ones([1, 1, 1], "bool"),),
             tf.errors.DTypeError,
-            "int32 or float32,but got dtype bool",
+            "int32 or float32, but got dtype bool",
         ),
         ((np.ones((2, 2, 1)), "triangle"), tf.errors.InvalidArgumentError, "binary or otsu"),
     ],
@@ -768,7 +768,7 @@ def test_nms_keywords_and_none_defaults():
 def test_nms_errors(fn):
     boxes, scores = np.zeros((3, 4), np.float32), np.ones(3, np.float32)
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="iouThreshold must be in \\[0, 1\\], but was 'NaN'"
+        tf.errors.InvalidArgumentError, match="iou_threshold must be in \\[0, 1\\], but was 'NaN'"
     ):
         fn(boxes, scores, 2, math.nan)
     with pytest.raises(
@@ -792,15 +792,16 @@ def test_nms_sigma_and_dtype_errors():
         tf.image.non_max_suppression_with_score_async,
     ):
         with pytest.raises(
-            tf.errors.InvalidArgumentError, match="softNmsSigma must be in \\[0, 1\\], but was '-1'"
+            tf.errors.InvalidArgumentError,
+            match="soft_nms_sigma must be in \\[0, 1\\], but was '-1'",
         ):
             fn(boxes, scores, 2, 0.5, 0, -1)
     with pytest.raises(
-        tf.errors.DTypeError, match="'scores' passed to 'nonMaxSuppression' must be float32"
+        tf.errors.DTypeError, match="'scores' passed to 'non_max_suppression' must be float32"
     ):
         tf.image.non_max_suppression(boxes, tf.ones([3], "int32"), 2)
     with pytest.raises(
-        tf.errors.DTypeError, match="'boxes' passed to 'nonMaxSuppressionAsync' must be numeric"
+        tf.errors.DTypeError, match="'boxes' passed to 'non_max_suppression_async' must be numeric"
     ):
         tf.image.non_max_suppression_async(tf.tensor([["a"] * 4]), [1.0], 1)
 
@@ -831,5 +832,5 @@ def test_sizes_may_be_numpy_values():
         1,
         1,
     ]
-    with pytest.raises(tf.errors.ShapeError, match="new shape must 2D, but got shape 3,3,3"):
+    with pytest.raises(tf.errors.ShapeError, match="new shape must be 2D, but got shape 3,3,3"):
         tf.image.resize_bilinear(x, np.array([3, 3, 3]))

@@ -108,33 +108,31 @@ def test_qr_accepts_nested_lists():
 def test_band_part_errors():
     a = tf.ones([3, 4])
     with pytest.raises(
-        tf.errors.ShapeError, match=r"bandPart\(\): Rank must be at least 2, got 1."
+        tf.errors.ShapeError, match=r"band_part\(\): Rank must be at least 2, got 1."
     ):
         tf.linalg.band_part(tf.ones([3]), 0, 0)
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="numLower must be an integer, got 0.5."
+        tf.errors.InvalidArgumentError, match="num_lower must be an integer, got 0.5."
     ):
         tf.linalg.band_part(a, 0.5, 0)
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match=r"numUpper \(5\) must not be greater than the number of columns \(4\).",
+        match=r"num_upper \(5\) must not be greater than the number of columns \(4\).",
     ):
         tf.linalg.band_part(a, 0, 5)
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match=r"numLower \(4\) must not be greater than the number of rows \(3\).",
+        match=r"num_lower \(4\) must not be greater than the number of rows \(3\).",
     ):
         tf.linalg.band_part(a, 4, 0)
-    with pytest.raises(tf.errors.DTypeError, match="numUpper's dtype must be an int32."):
+    with pytest.raises(tf.errors.DTypeError, match="num_upper's dtype must be an int32."):
         tf.linalg.band_part(a, 0, tf.scalar(1.0))
-    with pytest.raises(tf.errors.DTypeError, match="numLower's dtype must be an int32."):
+    with pytest.raises(tf.errors.DTypeError, match="num_lower's dtype must be an int32."):
         tf.linalg.band_part(a, "1", 0)
 
 
 def test_gram_schmidt_errors():
-    with pytest.raises(
-        tf.errors.InvalidArgumentError, match="input must not be null, undefined, or empty"
-    ):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input must not be None or empty"):
         tf.linalg.gram_schmidt([])
     with pytest.raises(
         tf.errors.ShapeError, match=r"Non-unique lengths found in the input vectors: \(3 vs. 2\)"
@@ -156,9 +154,9 @@ def test_qr_errors():
         tf.linalg.qr(tf.ones([2]))
     # TF.js 4.22.0 reshapes a batch of factors to the input's shape, which fails unless the
     # matrices are square.
-    with pytest.raises(tf.errors.ShapeError, match="must match the product of shape 2,3,2"):
+    with pytest.raises(tf.errors.ShapeError, match="the new shape \\[2,3,2\\] has 12"):
         tf.linalg.qr(tf.ones([2, 3, 2]))
-    with pytest.raises(tf.errors.ShapeError, match="must match the product of shape 2,2,3"):
+    with pytest.raises(tf.errors.ShapeError, match=r"the new shape \[2,2,3\] has 12"):
         tf.linalg.qr(tf.ones([2, 2, 3]), True)
 
 

@@ -284,22 +284,24 @@ def test_losses_leave_only_their_result():
 def test_errors():
     a = tf.tensor1d([1.0, 2.0, 3.0])
     with pytest.raises(
-        tf.ShapeError, match=r"^Error in meanSquaredError:  Shapes 3 and 2 must match$"
+        tf.ShapeError, match=r"^Error in mean_squared_error: shapes \[3\] and \[2\] must match$"
     ):
         tf.losses.mean_squared_error(a, tf.tensor1d([1.0, 2.0]))
-    with pytest.raises(tf.ShapeError, match=r"^Error in hingeLoss:  Shapes  and 3 must match$"):
+    with pytest.raises(
+        tf.ShapeError, match=r"^Error in hinge_loss: shapes \[\] and \[3\] must match$"
+    ):
         tf.losses.hinge_loss(tf.scalar(1), a)
     with pytest.raises(tf.InvalidArgumentError, match=r"^Unknown reduction: 5$"):
         tf.losses.compute_weighted_loss(a, None, 5)
     with pytest.raises(tf.InvalidArgumentError, match=r"^Unknown reduction: mean$"):
         tf.losses.compute_weighted_loss(a, None, "mean")
     with pytest.raises(
-        tf.ArgumentTypeError, match="Argument 'weights' passed to 'logLoss' must be a Tensor"
+        tf.ArgumentTypeError, match="Argument 'weights' passed to 'log_loss' must be a Tensor"
     ):
         tf.losses.log_loss(a, a, {})
     with pytest.raises(
         tf.DTypeError,
-        match="Argument 'onehotLabels' passed to 'softmaxCrossEntropy' must be numeric",
+        match="Argument 'onehot_labels' passed to 'softmax_cross_entropy' must be numeric",
     ):
         tf.losses.softmax_cross_entropy(tf.tensor1d(["a"]), tf.tensor1d(["b"]))
 

@@ -61,8 +61,8 @@ def test_mat_mul_kernel_uses_views_not_copies(monkeypatch):
 def test_mat_mul_inner_mismatch_message():
     with pytest.raises(
         tf.errors.ShapeError,
-        match=r"Error in matMul: inner shapes \(3\) and \(2\) of Tensors with shapes 2,3 and 2,3 "
-        r"and transposeA=false and transposeB=false must match\.",
+        match=r"Error in mat_mul: inner shapes \(3\) and \(2\) of Tensors with shapes \[2,3\] and \[2,3\] "
+        r"and transpose_a=False and transpose_b=False must match\.",
     ):
         tf.mat_mul(tf.ones([2, 3]), tf.ones([2, 3]))
 
@@ -75,10 +75,10 @@ def test_mat_mul_rank_errors():
     with pytest.raises(tf.errors.ShapeError, match="rank >= 2"):
         tf.mat_mul(tf.scalar(2), tf.scalar(3))
     with pytest.raises(
-        tf.errors.ShapeError, match="could not be broadcast together with shapes 2 and 3"
+        tf.errors.ShapeError, match=r"could not be broadcast together with shapes \[2\] and \[3\]"
     ):
         tf.mat_mul(tf.ones([2, 2, 3]), tf.ones([3, 3, 2]))
-    with pytest.raises(tf.errors.DTypeError, match="matMul does not support complex64"):
+    with pytest.raises(tf.errors.DTypeError, match="mat_mul does not support complex64"):
         tf.mat_mul(np.ones((2, 2), np.complex64), np.ones((2, 2), np.complex64))
 
 

@@ -56,7 +56,7 @@ def test_keywords_and_memory():
 def test_errors():
     v = tf.tensor1d([1.0, 2.0])
     with pytest.raises(
-        tf.InvalidArgumentError, match=r"^When using zeroDebias: true, step is required.$"
+        tf.InvalidArgumentError, match=r"^When using zero_debias=True, step is required.$"
     ):
         tf.moving_average(v, v, 0.5)
     with pytest.raises(tf.ShapeError, match="^Shape mismatch in v and x$"):

@@ -205,7 +205,7 @@ def test_batch_norm_runs_one_fused_kernel():
 
 def test_batch_norm_complex_refused():
     c = tf.complex([1.0, 2.0], [0.0, 1.0])
-    with pytest.raises(tf.DTypeError, match="batchNorm does not support complex64 tensors"):
+    with pytest.raises(tf.DTypeError, match="batch_norm does not support complex64 tensors"):
         tf.batch_norm(c, [1, 1], [1, 1])
 
 
@@ -397,13 +397,13 @@ def test_error_classes():
     with pytest.raises(tf.ShapeError, match="mean and variance to have equal ranks"):
         tf.batch_norm(x2, [1, 2], [[1, 2]])
     with pytest.raises(
-        tf.ShapeError, match="Error in batchNorm4D: x must be rank 4 but got rank 2."
+        tf.ShapeError, match="Error in batch_norm4d: x must be rank 4 but got rank 2."
     ):
         tf.batch_norm4d(x2, [1, 2], [1, 2])
     with pytest.raises(tf.ShapeError, match="x must be rank 3 or 4 but got rank 2."):
         tf.local_response_normalization(x2)
     with pytest.raises(
-        tf.InvalidArgumentError, match="depthRadius must be an integer but got depthRadius 0.5."
+        tf.InvalidArgumentError, match="depth_radius must be an integer but got depth_radius 0.5."
     ):
         tf.local_response_normalization(tf.ones([1, 1, 2]), 0.5)
     with pytest.raises(tf.InvalidArgumentError, match="Softmax along a non-last dimension"):

@@ -85,7 +85,7 @@ def test_keywords_and_top_level():
 
 def test_split_list_must_be_a_list():
     with pytest.raises(
-        tf.ArgumentTypeError, match="paramsNestedSplits passed to 'raggedGather' must be a list"
+        tf.ArgumentTypeError, match="params_nested_splits passed to 'ragged_gather' must be a list"
     ):
         tf.ragged_gather(tf.tensor([0, 1], None, "int32"), [1], [0], 1)
 

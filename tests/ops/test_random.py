@@ -182,7 +182,7 @@ def test_bad_arguments():
         tf.random_uniform([2], 0, 1, "string")
     with pytest.raises(tf.DTypeError, match="Unsupported data type complex64"):
         tf.random_gamma([2], 1, 1, "complex64")
-    with pytest.raises(tf.InvalidArgumentError, match="numSamples"):
+    with pytest.raises(tf.InvalidArgumentError, match="num_samples"):
         tf.multinomial([1, 2], 1.5)
     with pytest.raises(tf.DTypeError, match="complex64"):
         tf.multinomial(tf.complex([1, 2], [0, 0]), 2)

@@ -110,11 +110,11 @@ def test_arg_max_axis_errors():
     x = tf.tensor([[1, 2], [3, 4]])
     with pytest.raises(
         tf.errors.InvalidArgumentError,
-        match="argMax supports only inner-most axes for now. Got axes 0 and rank-2 input.",
+        match="arg_max supports only inner-most axes for now. Got axes 0 and rank-2 input.",
     ):
         tf.arg_max(x, [0, 1])
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="argMin supports only inner-most axes"
+        tf.errors.InvalidArgumentError, match="arg_min supports only inner-most axes"
     ):
         tf.arg_min(x, [])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"range \[-0, 0\)"):

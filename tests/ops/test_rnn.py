@@ -232,7 +232,7 @@ def test_basic_lstm_cell_errors():
         tf.basic_lstm_cell(1.0, tf.ones([2, 6]), tf.zeros([6]), ones, ones, ones)
     with pytest.raises(
         tf.errors.DTypeError,
-        match="Argument 'lstmKernel' passed to 'basicLSTMCell' must be numeric",
+        match="Argument 'lstm_kernel' passed to 'basic_lstm_cell' must be numeric",
     ):
         tf.basic_lstm_cell(1.0, tf.tensor(["a"]), tf.zeros([4]), ones, ones, ones)
 
@@ -242,10 +242,10 @@ def test_multi_rnn_cell_errors():
     x = tf.ones([1, 1])
     with pytest.raises(tf.errors.ShapeError, match="got 2 cells but 1 c and 1 h states"):
         tf.multi_rnn_cell([cell, cell], x, [x], [x])
-    with pytest.raises(tf.errors.ArgumentTypeError, match="lstmCells must be a list of functions"):
+    with pytest.raises(tf.errors.ArgumentTypeError, match="lstm_cells must be a list of functions"):
         tf.multi_rnn_cell([1], x, [x], [x])
     with pytest.raises(
         tf.errors.ArgumentTypeError,
-        match="Argument c passed to multiRNNCell must be a `Tensor\\[\\]`",
+        match="Argument .c. passed to multi_rnn_cell must be a `Tensor\\[\\]`",
     ):
         tf.multi_rnn_cell([cell], x, x, [x])

@@ -122,18 +122,18 @@ def test_errors():
     x = tf.tensor([1.0, 2.0])
     with pytest.raises(
         tf.errors.DTypeError,
-        match="Argument 'segmentIds' passed to 'unsortedSegmentSum' must be int32 tensor, but got float32 tensor",
+        match="Argument 'segment_ids' passed to 'unsorted_segment_sum' must be int32 tensor, but got float32 tensor",
     ):
         tf.unsorted_segment_sum(x, tf.tensor([0.0, 1.0]), 2)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="numSegments must be of dtype int"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_segments must be of dtype int"):
         tf.unsorted_segment_sum(x, ids([0, 1]), 1.5)
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="numSegments must be positive, but got 0"
+        tf.errors.InvalidArgumentError, match="num_segments must be positive, but got 0"
     ):
         tf.unsorted_segment_sum(x, ids([0, 1]), 0)
     with pytest.raises(
         tf.errors.ShapeError,
-        match="Operands could not be broadcast together with shapes 3,1 and 2,2.",
+        match="operands could not be broadcast together with shapes \\[3,1\\] and \\[2,2\\]",
     ):
         tf.unsorted_segment_sum(tf.ones([2, 2]), ids([0, 1, 1]), 2)
     with pytest.raises(tf.errors.ShapeError, match=r"range \[-0, 0\) but got axis 0"):

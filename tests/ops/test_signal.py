@@ -98,9 +98,9 @@ def test_keywords():
 # ---------------------------------------------------------------------------- errors, memory
 def test_frame_zero_step_that_would_loop_forever_raises():
     x = tf.tensor1d([1, 2, 3, 4, 5])
-    with pytest.raises(tf.InvalidArgumentError, match="frameStep 0 .* would make frames forever"):
+    with pytest.raises(tf.InvalidArgumentError, match="frame_step 0 .* would make frames forever"):
         tf.signal.frame(x, 3, 0)
-    with pytest.raises(tf.InvalidArgumentError, match="frameStep 0"):
+    with pytest.raises(tf.InvalidArgumentError, match="frame_step 0"):
         tf.signal.frame(x, 6, 0, True)
     assert tf.signal.frame(x, 6, 0).shape == [0, 6]  # TF.js: no frame, no loop
 

@@ -102,12 +102,12 @@ def test_kernel_level_errors_name_the_problem():
         tf.InvalidArgumentError, match="values has 1 entries but indices has 2 rows"
     ):
         tf.sparse.sparse_fill_empty_rows([[0, 0], [1, 0]], [5], [2, 2], 0)
-    with pytest.raises(tf.InvalidArgumentError, match="denseShape must give at least"):
+    with pytest.raises(tf.InvalidArgumentError, match="dense_shape must give at least"):
         tf.sparse.sparse_fill_empty_rows(
             tf.zeros([0, 0], "int32"), tf.zeros([0]), tf.zeros([0], "int32"), 0
         )
     with pytest.raises(
-        tf.InvalidArgumentError, match="inputIndices has 2 columns but inputShape has rank 3"
+        tf.InvalidArgumentError, match="input_indices has 2 columns but input_shape has rank 3"
     ):
         tf.sparse.sparse_reshape([[0, 1]], [2, 3, 4], [24])
     with pytest.raises(tf.DTypeError, match="does not support complex64"):

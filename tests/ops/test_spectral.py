@@ -529,7 +529,7 @@ def test_rfft_scalar_and_empty_innermost_dimension():
 def test_rfft_fft_length_must_be_a_positive_integer(bad):
     # TF.js crashes (0: a NaN reshape, 2.5: call stack overflow) or returns an empty
     # tensor (-1); tidytensor refuses all of them.
-    with pytest.raises(tf.InvalidArgumentError, match="fftLength passed to tf.spectral.rfft"):
+    with pytest.raises(tf.InvalidArgumentError, match="fft_length passed to tf.spectral.rfft"):
         tf.spectral.rfft(tf.tensor([1, 2, 3]), bad)
 
 

@@ -90,9 +90,11 @@ def test_namespace():
 def test_n_grams_rejects_what_tfjs_mangles():
     data = ["a", "b"]
     splits = tf.tensor1d([0, 2], "int32")
-    with pytest.raises(tf.InvalidArgumentError, match="every nGramWidth must be >= 1, but got 0"):
+    with pytest.raises(tf.InvalidArgumentError, match="every n_gram_width must be >= 1, but got 0"):
         tf.string.string_n_grams(data, splits, "|", [0], "", "", 0, False)
-    with pytest.raises(tf.InvalidArgumentError, match="dataSplits is empty but data has 2 strings"):
+    with pytest.raises(
+        tf.InvalidArgumentError, match="data_splits is empty but data has 2 strings"
+    ):
         tf.string.string_n_grams(data, tf.tensor1d([], "int32"), "|", [2], "", "", 0, False)
 
 

@@ -25,6 +25,7 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.train as train
+from python_spelling import python_spelling
 from tidytensor.optimizers import OPTIMIZER_CLASSES
 
 GOLDEN_PATH = Path(
@@ -77,7 +78,8 @@ def from_config(via: str, class_name: str, config: dict):
 
 def same_gist(actual: str, expected: str) -> bool:
     """Whether tidytensor's error message says what TF.js's does. tidytensor may add detail
-    after TF.js's text (assign() names the variable)."""
+    after TF.js's text (assign() names the variable), and spells names as Python does."""
+    expected = python_spelling(expected)
     if actual == expected or actual.startswith(expected.rstrip(".")):
         return True
     # TF.js fails with a JavaScript TypeError when a disposed optimizer's state is used;
@@ -147,7 +149,7 @@ def replay(sc: dict, fused: bool) -> list[str]:
         base = counts()
         opt = getattr(train, sc["factory"])(*sc["args"])
         if opt.get_class_name() != res["className"]:
-            problems.append(f"className {opt.get_class_name()} vs {res['className']}")
+            problems.append(f"class_name {opt.get_class_name()} vs {res['class_name']}")
         if counts(base) != res["construct"]:
             problems.append(f"construct mem {counts(base)} vs {res['construct']}")
         problems_before = len(problems)
@@ -358,7 +360,7 @@ def test_fuzz_scenario(sc, fused):
 SAME_GIST = {
     # TF.js: "The varList passed in variableGrads(f, varList) must be an array of variables"
     "minimize_var_list_not_variables": (
-        "var_list for variableGrads(f, var_list) must be a list of Variables"
+        "var_list for variable_grads(f, var_list) must be a list of Variables"
     ),
 }
 

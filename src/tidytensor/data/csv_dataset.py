@@ -173,7 +173,7 @@ class CSVDataset(Dataset):
         if delim_whitespace:
             if delimiter is not None:
                 raise InvalidArgumentError(
-                    "Delimiter should not be provided when delim_whitespace is true."
+                    "Delimiter should not be provided when delim_whitespace is True."
                 )
             self.delimiter = " "
         else:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import KernelError, TidyTensorError
+from ..naming import snake_case
 from .memory_guard import describe_need, op_name, out_of_host_memory
 from .output_bounds import output_bound
 
@@ -65,4 +66,4 @@ class KernelErrors:
             if frame.f_code is wrapper_code:
                 name = frame.f_locals["name"][:-4]
             frame = frame.f_back
-        return name or kernel_name
+        return snake_case(name) if name else kernel_name

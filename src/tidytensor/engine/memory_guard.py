@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ResourceExhaustedError
+from ..naming import snake_case
 from .memory import budget_message
 from .output_bounds import Need, Out, bound_of
 
@@ -85,7 +86,7 @@ def over_limit_error(engine: Any, need: Need, op_name: str) -> ResourceExhausted
     state = engine.state
     return ResourceExhaustedError(
         budget_message(
-            f"Allocating {need.nbytes} bytes for {describe_need(need)} in '{op_name}'",
+            f"Allocating {need.nbytes} bytes for {describe_need(need)} in '{snake_case(op_name)}'",
             need.nbytes,
             engine.memory_limit,
             state.buffer_bytes,
@@ -102,7 +103,7 @@ def out_of_host_memory(op_name: str, what: str, exc: BaseException) -> ResourceE
         return exc
     reason = str(exc) or "no details"
     return ResourceExhaustedError(
-        f"'{op_name}' ran out of host memory making {what} (MemoryError: {reason}). The "
+        f"'{snake_case(op_name)}' ran out of host memory making {what} (MemoryError: {reason}). The "
         "process could not allocate it (its address-space limit or the machine's memory was "
         "reached); nothing was added to live tensor memory. Free tensors, use smaller "
         "shapes, or set tf.config.set_memory_limit() so that requests are refused up front."

@@ -135,13 +135,13 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
     [2.0, 2.0]
     """
     if not callable(f):
-        raise ArgumentTypeError("The f passed in customGrad(f) must be a function")
+        raise ArgumentTypeError("The f passed in custom_grad(f) must be a function")
     f_arity = positional_arity(f)  # as in JS, an f that declares no `save` is called without it
 
     def wrapped(*inputs: Any) -> Tensor:
         if not all(isinstance(t, Tensor) for t in inputs):
             raise ArgumentTypeError(
-                "The args passed in customGrad(f)(x1, x2,...) must all be tensors"
+                "The args passed in custom_grad(f)(x1, x2,...) must all be tensors"
             )
         state = current_context()
         saved: list[Tensor] = []
@@ -156,12 +156,12 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
             res = f(*inputs) if f_arity == len(inputs) else f(*inputs, save)
             if not isinstance(res, dict) or not isinstance(res.get("value"), Tensor):
                 raise ArgumentTypeError(
-                    "The function f passed in customGrad(f) must return an object where `obj.value` is a tensor"
+                    "The function f passed in custom_grad(f) must return an object where `obj.value` is a tensor"
                 )
             grad_func = res.get("grad_func", res.get("gradFunc"))
             if not callable(grad_func):
                 raise ArgumentTypeError(
-                    "The function f passed in customGrad(f) must return an object where `obj.grad_func` is a function."
+                    "The function f passed in custom_grad(f) must return an object where `obj.grad_func` is a function."
                 )
             grad_funcs.append(grad_func)
             return res["value"]
@@ -183,7 +183,7 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
                 out = list(out) if isinstance(out, (list, tuple)) else [out]
                 if len(out) != n:
                     raise GradientError(
-                        "The function f passed in customGrad(f) must return an object where "
+                        "The function f passed in custom_grad(f) must return an object where "
                         "`obj.gradFunc` is a function that returns the same number of tensors as "
                         f"inputs passed to f(...): {n} inputs, {len(out)} gradients."
                     )

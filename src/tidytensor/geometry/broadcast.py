@@ -26,7 +26,7 @@ def assert_and_get_broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tu
             out.append(db)
         else:
             raise ShapeError(
-                f"Operands could not be broadcast together with shapes {_sh(a)} and {_sh(b)}."
+                f"Operands could not be broadcast together with shapes [{_sh(a)}] and [{_sh(b)}]."
             )
     return tuple(reversed(out))
 

@@ -125,7 +125,7 @@ def round_dim(value: float, mode: Any) -> int:
         return math.ceil(value)
     if mode == "floor":
         return math.floor(value)
-    raise InvalidArgumentError(f"Unknown roundingMode {mode}")
+    raise InvalidArgumentError(f"Unknown rounding_mode {mode}")
 
 
 def convert_data_format(data_format: Any) -> str:
@@ -134,7 +134,7 @@ def convert_data_format(data_format: Any) -> str:
         return "channelsLast"
     if data_format == "NCHW":
         return "channelsFirst"
-    raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+    raise InvalidArgumentError(f"Unknown data_format {data_format}")
 
 
 def _pad_2d(pad, in_h, in_w, s_h, s_w, f_h, f_w, rounding, channels_last):
@@ -216,7 +216,7 @@ def compute_conv2d_info(
 ) -> ConvInfo:
     """TF.js's ``computeConv2DInfo`` (``data_format`` is 'channelsLast' or 'channelsFirst')."""
     if data_format not in ("channelsLast", "channelsFirst"):
-        raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+        raise InvalidArgumentError(f"Unknown data_format {data_format}")
     last = data_format == "channelsLast"
     if len(in_shape) != 4:
         raise ShapeError(f"Expected a rank-4 input, but got shape [{js_format(list(in_shape))}]")
@@ -281,7 +281,7 @@ def compute_pool2d_info(
     """TF.js's ``computePool2DInfo``."""
     f_h, f_w = parse_tuple(filter_size, "filterSize")[:2]
     if data_format not in ("channelsLast", "channelsFirst"):
-        raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+        raise InvalidArgumentError(f"Unknown data_format {data_format}")
     c = in_shape[3] if data_format == "channelsLast" else in_shape[1]
     return compute_conv2d_info(
         in_shape, [f_h, f_w, c, c], strides, dilations, pad, rounding, False, data_format
@@ -298,7 +298,7 @@ def compute_pool3d_info(
     elif data_format == "NCDHW":
         c, fmt = in_shape[1], "channelsFirst"
     else:
-        raise InvalidArgumentError(f"Unknown dataFormat {data_format}")
+        raise InvalidArgumentError(f"Unknown data_format {data_format}")
     return compute_conv3d_info(in_shape, [*fs, c, c], strides, dilations, pad, False, fmt, rounding)
 
 

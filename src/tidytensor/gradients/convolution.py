@@ -66,20 +66,20 @@ def _depthwise_grad(dy, saved, attrs):
     x, filt = saved
     if x.rank != 4:
         raise ShapeError(
-            f"Error in gradient of depthwiseConv2dNative: input must be rank 4, but got rank {x.rank}."
+            f"Error in gradient of depthwise_conv2d_native: input must be rank 4, but got rank {x.rank}."
         )
     if filt.rank != 4:
         raise ShapeError(
-            f"Error in gradient of depthwiseConv2dNative: filter must be rank 4, but got rank {filt.rank}."
+            f"Error in gradient of depthwise_conv2d_native: filter must be rank 4, but got rank {filt.rank}."
         )
     if x._shape[3] != filt._shape[2]:
         raise ShapeError(
-            f"Error in gradient of depthwiseConv2d: number of input channels ({x._shape[3]}) must match the "
-            f"inChannels dimension in filter {filt._shape[2]}."
+            f"Error in gradient of depthwise_conv2d: number of input channels ({x._shape[3]}) must match the "
+            f"in_channels dimension in filter {filt._shape[2]}."
         )
     if not either_strides_or_dilations_are_one(strides, dilations):
         raise InvalidArgumentError(
-            "Error in gradient of depthwiseConv2d: Either strides or dilations must be  1. "
+            "Error in gradient of depthwise_conv2d: Either strides or dilations must be  1. "
             f"Got strides {js_str(strides)} and dilations '{js_str(dilations)}'."
         )
     c = _conv()

@@ -236,9 +236,9 @@ def get_model_artifacts_for_json(
     )
     if model_json.get("weightsManifest") is not None:
         if weight_specs is None:
-            raise ModelFormatError("modelJSON has weightsManifest but weightSpecs is null")
+            raise ModelFormatError("model.json has weightsManifest but weight_specs is None")
         if weight_data is None:
-            raise ModelFormatError("modelJSON has weightsManifest but weightData is null")
+            raise ModelFormatError("model.json has weightsManifest but weight_data is None")
         artifacts.weight_specs = weight_specs
         artifacts.weight_data = weight_data
         artifacts.weights_manifest = model_json["weightsManifest"]

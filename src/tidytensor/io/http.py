@@ -105,11 +105,11 @@ class HTTPRequest:
         **_ignored: Any,
     ):
         if not isinstance(path, str) or not path:
-            raise IOHandlerError("URL path for http must not be null, undefined or empty.")
+            raise IOHandlerError("URL path for http must not be None or empty.")
         request_init = dict(request_init or {})
         if request_init.get("body") is not None:
             raise IOHandlerError(
-                "requestInit is expected to have no pre-existing body, but has one."
+                "request_init is expected to have no pre-existing body, but has one."
             )
         self.path = path
         self.request_init = request_init

@@ -102,7 +102,7 @@ class ModelStoreHandler:
         if scheme not in SCHEMES:
             raise IOHandlerError(f"Cannot find model manager for scheme '{scheme}'")
         if not name:
-            raise IOHandlerError("modelPath must not be null, undefined or empty.")
+            raise IOHandlerError("model_path must not be None or empty.")
         self.scheme = scheme
         self.name = name
         self.dir = os.path.join(_scheme_dir(scheme), _dir_name(name))

@@ -114,6 +114,12 @@ _ALIASES: dict[str, str] = {
     "relu": "re_lu",
     "leaky_relu": "leaky_re_lu",
     "thresholded_relu": "thresholded_re_lu",
+    # The other way round: TF.js's ``prelu`` is already the activation's spelling; Keras's
+    # mechanical snake_case of the class name ``PReLU`` is ``p_re_lu``.
+    "p_re_lu": "prelu",
+    # Keras's ``GlobalAvgPool1D``/``2D`` beside TF.js's ``globalMaxPool1d``/``2d`` aliases.
+    "global_avg_pool1d": "global_average_pooling1d",
+    "global_avg_pool2d": "global_average_pooling2d",
 }
 
 __all__ = ["InputSpec", "Layer", "SymbolicTensor", "input", "input_layer"]

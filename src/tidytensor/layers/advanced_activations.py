@@ -277,17 +277,20 @@ class Softmax(Layer):
 
 # ------------------------------------------------------------------- tf.layers factories
 def re_lu(**kwargs: Any) -> ReLU:
-    """A :class:`ReLU` layer (TF.js's ``tf.layers.reLU``)."""
+    """A :class:`ReLU` layer (TF.js's ``tf.layers.reLU``); ``tf.layers.relu`` is the same
+    factory under Keras's spelling."""
     return ReLU(**kwargs)
 
 
 def leaky_re_lu(**kwargs: Any) -> LeakyReLU:
-    """A :class:`LeakyReLU` layer (TF.js's ``tf.layers.leakyReLU``)."""
+    """A :class:`LeakyReLU` layer (TF.js's ``tf.layers.leakyReLU``); ``tf.layers.leaky_relu``
+    is the same factory under Keras's spelling."""
     return LeakyReLU(**kwargs)
 
 
 def prelu(**kwargs: Any) -> PReLU:
-    """A :class:`PReLU` layer."""
+    """A :class:`PReLU` layer (TF.js's ``tf.layers.prelu``); ``tf.layers.p_re_lu`` is the same
+    factory under Keras's mechanical snake_case of ``PReLU`` (as ``re_lu`` is of ``ReLU``)."""
     return PReLU(**kwargs)
 
 
@@ -297,7 +300,8 @@ def elu(**kwargs: Any) -> ELU:
 
 
 def thresholded_re_lu(**kwargs: Any) -> ThresholdedReLU:
-    """A :class:`ThresholdedReLU` layer (TF.js's ``tf.layers.thresholdedReLU``)."""
+    """A :class:`ThresholdedReLU` layer (TF.js's ``tf.layers.thresholdedReLU``);
+    ``tf.layers.thresholded_relu`` is the same factory under Keras's spelling."""
     return ThresholdedReLU(**kwargs)
 
 

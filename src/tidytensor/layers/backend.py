@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from .. import ops
 from ..engine import ENGINE
 from ..js_strings import js_array_str
+from ..naming import snake_case
 from ..ops import fused, layers_dense
 from ..tensor import Tensor
 from .errors import LayersNotImplementedError, LayersValueError
@@ -82,8 +83,8 @@ def check_data_format(value: Any) -> str:
     camel = to_camel_case(value) if isinstance(value, str) else value
     if camel not in VALID_DATA_FORMAT_VALUES:
         raise LayersValueError(
-            f"{value!r} is not a valid DataFormat.  Valid values are "
-            f"{list(VALID_DATA_FORMAT_VALUES)} or null/undefined."
+            f"{value!r} is not a valid data_format.  Valid values are "
+            f"{[snake_case(v) for v in VALID_DATA_FORMAT_VALUES]} or None."
         )
     return camel
 
@@ -125,7 +126,7 @@ def flatten(x: Tensor) -> Tensor:
 def batch_flatten(x: Tensor) -> Tensor:
     """``[batch, ...]`` → ``[batch, prod(...)]``."""
     if x.rank <= 1:
-        raise LayersValueError(f"batchFlatten requires a minimum rank of 2. Got rank: {x.rank}.")
+        raise LayersValueError(f"batch_flatten requires a minimum rank of 2. Got rank: {x.rank}.")
     return ops.reshape(x, [x.shape[0], array_prod(x.shape, 1)])
 
 
@@ -133,7 +134,7 @@ def slice_along_first_axis(array: Tensor, start: int, size: int) -> Tensor:
     """``array[start:start + size]`` along axis 0."""
     if not 1 <= array.rank <= 6:
         raise LayersValueError(
-            f"sliceAlongFirstAxis() received an unsupported tensor rank: {array.rank}"
+            f"slice_along_first_axis() received an unsupported tensor rank: {array.rank}"
         )
     return ENGINE.tidy(
         lambda: ops.slice(array, [start] + [0] * (array.rank - 1), [size, *array.shape[1:]])
@@ -144,7 +145,7 @@ def slice_along_last_axis(array: Tensor, start: int, size: int) -> Tensor:
     """``array[..., start:start + size]``."""
     if not 1 <= array.rank <= 4:
         raise LayersValueError(
-            f"sliceAlongLastAxis() received an unsupported tensor rank: {array.rank}"
+            f"slice_along_last_axis() received an unsupported tensor rank: {array.rank}"
         )
     return ENGINE.tidy(
         lambda: ops.slice(array, [0] * (array.rank - 1) + [start], [*array.shape[:-1], size])
@@ -186,7 +187,7 @@ def _reshape_bias(x_rank: int, bias: Tensor, data_format: str) -> Tensor:
     if x_rank < 3:
         return bias
     if x_rank > 5:
-        raise LayersValueError(f"Unsupported input rank by biasAdd: {bias.rank}")
+        raise LayersValueError(f"Unsupported input rank by bias_add: {bias.rank}")
     if data_format == "channelsFirst":
         if len(bias_shape) == 1:
             return ops.reshape(bias, [1, bias_shape[0]] + [1] * (x_rank - 2))

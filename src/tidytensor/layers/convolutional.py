@@ -73,8 +73,7 @@ def check_string_value(values: tuple, label: str, value: Any, who: str) -> Any:
     if value is None or value in values:
         return value
     raise LayersValueError(
-        f"{who}: {value!r} is not a valid {label}. Valid values are {list(values)} or "
-        f"null/undefined."
+        f"{who}: {value!r} is not a valid {label}. Valid values are {list(values)} or None."
     )
 
 

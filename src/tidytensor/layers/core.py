@@ -345,7 +345,7 @@ class Reshape(Layer):
                 or not float(d).is_integer()
             ):
                 raise LayersValueError(
-                    "Reshape target_shape must be a list of integer dimensions (-1 or null: "
+                    "Reshape target_shape must be a list of integer dimensions (-1 or None: "
                     f"inferred), but got {js_json(list(target_shape))}"
                 )
         self.target_shape = [None if _unknown(d) else int(d) for d in target_shape]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import ops
+from ..errors import InvalidArgumentError, from_user_input
 from ..js_strings import js_array_str
 from . import backend as K
 from .constraints import get_constraint, serialize_constraint
@@ -122,8 +125,30 @@ class Embedding(Layer):
         x = get_exactly_one_tensor(inputs)
         if x.dtype != "int32":
             x = K.cast(x, "int32")
-        out = K.gather(self.embeddings.read(), ops.reshape(x, [x.size]))
+        try:
+            out = K.gather(self.embeddings.read(), ops.reshape(x, [x.size]))
+        except InvalidArgumentError:
+            error = self._index_error(x)
+            if error is None:
+                raise
+            raise error from None
         return ops.reshape(out, get_exactly_one_shape(self.compute_output_shape(x.shape)))
+
+    def _index_error(self, x: Any) -> InvalidArgumentError | None:
+        """The gather kernel's out-of-range error, said of this layer and the user's input."""
+        indices = np.asarray(x.numpy())
+        bad = np.argwhere((indices < 0) | (indices >= self.input_dim))
+        if not len(bad):
+            return None
+        where = tuple(int(i) for i in bad[0])
+        value = int(indices[where])
+        return from_user_input(
+            InvalidArgumentError(
+                f"Embedding layer '{self.name}': input index {value} at position "
+                f"{list(where)} is out of range: input_dim is {self.input_dim}, so indices must "
+                f"be in [0, {self.input_dim - 1}]"
+            )
+        )
 
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {

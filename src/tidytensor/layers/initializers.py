@@ -105,8 +105,7 @@ def _check_union(values: tuple, label: str, value: Any) -> str:
     camel = to_camel_case(value) if isinstance(value, str) else None
     if camel not in values:
         raise LayersValueError(
-            f"{value} is not a valid {label}.  Valid values are {','.join(values)} or "
-            f"null/undefined."
+            f"{value} is not a valid {label}.  Valid values are {','.join(values)} or None."
         )
     return camel
 
@@ -114,7 +113,7 @@ def _check_union(values: tuple, label: str, value: Any) -> str:
 def _float_dtype(dtype: str | None, who: str) -> str:
     dtype = dtype or "float32"
     if dtype not in ("float32", "int32"):
-        raise LayersNotImplementedError(f"{who} does not support dType {dtype}.")
+        raise LayersNotImplementedError(f"{who} does not support dtype {dtype}.")
     return dtype
 
 

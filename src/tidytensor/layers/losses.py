@@ -14,7 +14,7 @@ True
 >>> get('softmaxCrossEntropy')
 Traceback (most recent call last):
 ...
-tidytensor.layers.errors.LayersValueError: Unknown loss softmaxCrossEntropy. Use "categoricalCrossentropy" as the string name for tf.losses.softmaxCrossEntropy
+tidytensor.layers.errors.LayersValueError: Unknown loss softmaxCrossEntropy. Use "categorical_crossentropy" as the string name for tf.losses.softmax_cross_entropy
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import ops
 from ..js_strings import js_json
+from ..naming import did_you_mean, snake_case
 from ..ops import layers_losses as fused_losses
 from ..ops.losses import fusable_pair
 from ..scopes import tidy
@@ -326,15 +327,17 @@ def get(identifier_or_fn: Any) -> Any:
         fn = LOSSES_MAP.get(identifier_or_fn) or KERAS_LOSS_NAMES.get(identifier_or_fn)
         if fn is not None:
             return fn
-        message = f"Unknown loss {identifier_or_fn}"
+        message = f"Unknown loss {identifier_or_fn}" + did_you_mean(
+            identifier_or_fn, [*KERAS_LOSS_NAMES, *LOSSES_MAP]
+        )
         if "softmaxcrossentropy" in identifier_or_fn.lower():
             message = (
-                f'Unknown loss {identifier_or_fn}. Use "categoricalCrossentropy" as the string '
-                "name for tf.losses.softmaxCrossEntropy"
+                f'Unknown loss {identifier_or_fn}. Use "categorical_crossentropy" as the string '
+                "name for tf.losses.softmax_cross_entropy"
             )
         else:
-            known = ", ".join(LOSSES_MAP)
-            message += f" (known losses: {known}, and their Keras spellings)"
+            known = ", ".join(snake_case(name) for name in LOSSES_MAP)
+            message += f" (known losses: {known}, and TF.js's camelCase spellings)"
         raise LayersValueError(message)
     if identifier_or_fn is not None and not callable(identifier_or_fn):
         raise LayersValueError(

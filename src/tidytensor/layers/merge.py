@@ -314,11 +314,11 @@ def batch_dot(x: Any, y: Any, axes: Any) -> Any:
     ``batch_dot``)."""
     if x.rank > 3 or y.rank > 3:
         raise LayersNotImplementedError(
-            "batchDot is not implemented for tensors of 4D or higher rank yet"
+            "batch_dot is not implemented for tensors of 4D or higher rank yet"
         )
     if x.rank < 2 or y.rank < 2:
         raise LayersValueError(
-            f"batchDot requires the ranks of x and y to be >= 2, but got {x.rank} and {y.rank}"
+            f"batch_dot requires the ranks of x and y to be >= 2, but got {x.rank} and {y.rank}"
         )
     if isinstance(axes, int):
         axes = [axes, axes]

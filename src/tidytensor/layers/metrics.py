@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ops
+from ..naming import did_you_mean, snake_case
 from ..scopes import tidy
 from ..tensor import Tensor
 from . import backend as K
@@ -152,13 +153,13 @@ def sparse_categorical_accuracy(y_true: Tensor, y_pred: Tensor) -> Tensor:
 
 def top_k_categorical_accuracy(y_true: Tensor, y_pred: Tensor) -> Tensor:
     """Not implemented in TF.js either."""
-    raise LayersNotImplementedError("topKCategoricalAccuracy is not implemented (nor in TF.js).")
+    raise LayersNotImplementedError("top_k_categorical_accuracy is not implemented (nor in TF.js).")
 
 
 def sparse_top_k_categorical_accuracy(y_true: Tensor, y_pred: Tensor) -> Tensor:
     """Not implemented in TF.js either."""
     raise LayersNotImplementedError(
-        "sparseTopKCategoricalAccuracy is not implemented (nor in TF.js)."
+        "sparse_top_k_categorical_accuracy is not implemented (nor in TF.js)."
     )
 
 
@@ -272,8 +273,11 @@ def get(identifier: Any) -> Any:
         if fn is not None:
             return fn
         raise LayersValueError(
-            f"Unknown metric {identifier} (known metrics: accuracy, acc, crossentropy, ce, "
-            f"{', '.join(METRICS_MAP)}, recall, and their Keras spellings)"
+            f"Unknown metric {identifier}"
+            + did_you_mean(identifier, [*EXTRA_METRIC_NAMES, *METRICS_MAP, *ACCURACY_NAMES])
+            + " (known metrics: accuracy, acc, crossentropy, ce, "
+            f"{', '.join(dict.fromkeys(snake_case(name) for name in METRICS_MAP))}, recall, and "
+            "TF.js's camelCase spellings)"
         )
     if identifier is None or not callable(identifier):
         raise LayersValueError(

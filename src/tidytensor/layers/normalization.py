@@ -47,7 +47,7 @@ def normalize(
     if x.rank == 5:
         return ops.batch_norm(x, mean, variance, beta, gamma, epsilon)
     raise LayersNotImplementedError(
-        f"batchNormalization is not implemented for array of rank {x.rank} yet"
+        f"batch_normalization is not implemented for array of rank {x.rank} yet"
     )
 
 

@@ -366,12 +366,12 @@ def average_pooling3d(**kwargs: Any) -> AveragePooling3D:
 
 
 def global_average_pooling1d(**kwargs: Any) -> GlobalAveragePooling1D:
-    """A :class:`GlobalAveragePooling1D` layer."""
+    """A :class:`GlobalAveragePooling1D` layer (alias ``global_avg_pool1d``, as Keras)."""
     return GlobalAveragePooling1D(**kwargs)
 
 
 def global_average_pooling2d(**kwargs: Any) -> GlobalAveragePooling2D:
-    """A :class:`GlobalAveragePooling2D` layer."""
+    """A :class:`GlobalAveragePooling2D` layer (alias ``global_avg_pool2d``, as Keras)."""
     return GlobalAveragePooling2D(**kwargs)
 
 

@@ -227,7 +227,7 @@ def encode_categorical_inputs(
         x = ops.expand_dims(x, -1)
     if x.rank > 2:
         raise LayersValueError(
-            f"When outputMode is not int, maximum output rank is 2 Received outputMode "
+            f"When output_mode is not int, maximum output rank is 2 Received output_mode "
             f"{output_mode} and input shape {js_array_str(original_shape)} which would result "
             f"in output rank {x.rank}."
         )
@@ -240,7 +240,7 @@ def encode_categorical_inputs(
         return counts
     if weights is not None:
         return ops.mul(counts, weights)
-    raise LayersValueError("When outputMode is 'tfIdf', weights must be provided.")
+    raise LayersValueError("When output_mode is 'tfIdf', weights must be provided.")
 
 
 @register_class
@@ -300,7 +300,7 @@ class CategoryEncoding(Layer):
             if not (top < self.num_tokens and bottom >= 0):
                 raise LayersValueError(
                     f"CategoryEncoding {self.name}: input values must be between 0 < values <= "
-                    f"numTokens with numTokens={self.num_tokens} (got values in [{bottom}, "
+                    f"num_tokens with num_tokens={self.num_tokens} (got values in [{bottom}, "
                     f"{top}])"
                 )
         return encode_categorical_inputs(x, self.output_mode, self.num_tokens, count_weights)

@@ -37,6 +37,7 @@ from .. import ops
 from ..engine import ENGINE
 from ..js_strings import js_json
 from ..kernel_names import recurrent as kr
+from ..naming import did_you_mean
 from ..ops.recurrent import SEQUENCE_OPS
 from ..scopes import dispose, keep
 from ..tensor import Tensor
@@ -96,7 +97,7 @@ def standardize_args(
     if isinstance(inputs, (list, tuple)):
         if initial_state is not None or constants is not None:
             raise LayersValueError(
-                "When inputs is an array, neither initialState or constants should be provided"
+                "When inputs is an array, neither initial_state or constants should be provided"
             )
         inputs = list(inputs)
         if num_constants is not None:
@@ -155,7 +156,7 @@ def rnn_loop(
             )
         if unroll:
             warnings.warn(
-                "Backend rnn(): the unroll = true option is not applicable to the imperative "
+                "Backend rnn(): the unroll=True option is not applicable to the imperative "
                 "deeplearn.js backend.",
                 stacklevel=3,
             )
@@ -252,7 +253,7 @@ class RNN(Layer):
             cell = StackedRNNCells(cells=list(cell))
         if getattr(cell, "state_size", None) is None:
             raise LayersValueError(
-                "The RNN cell should have an attribute `stateSize` (tuple of integers, one "
+                "The RNN cell should have an attribute `state_size` (tuple of integers, one "
                 "integer per RNN state)."
             )
         self.cell = cell
@@ -354,8 +355,8 @@ class RNN(Layer):
         if self.state_spec is not None:
             if [spec.shape[-1] for spec in self.state_spec] != state_size:
                 raise LayersValueError(
-                    f"An initialState was passed that is not compatible with cell.stateSize. "
-                    f"Received stateSpec={self.state_spec}; However cell.stateSize is "
+                    f"An initial_state was passed that is not compatible with cell.state_size. "
+                    f"Received state_spec={self.state_spec}; However cell.state_size is "
                     f"{self.cell.state_size}"
                 )
         else:
@@ -384,16 +385,16 @@ class RNN(Layer):
         def body() -> None:
             if not self.stateful:
                 raise LayersAttributeError(
-                    "Cannot call resetStates() on an RNN Layer that is not stateful."
+                    "Cannot call reset_states() on an RNN Layer that is not stateful."
                 )
             batch_size = self.input_spec[0].shape[0] if self.input_spec[0].shape else None
             if batch_size is None:
                 raise LayersValueError(
                     "If an RNN is stateful, it needs to know its batch size. Specify the batch "
                     "size of your input tensors: \n- If using a Sequential model, specify the "
-                    "batch size by passing a `batchInputShape` option to your first layer.\n- "
+                    "batch size by passing a `batch_input_shape` option to your first layer.\n- "
                     "If using the functional API, specify the batch size by passing a "
-                    "`batchShape` option to your Input layer."
+                    "`batch_shape` option to your Input layer."
                 )
             sizes = _state_sizes(self.cell)
             if self.states_ is None:
@@ -501,7 +502,7 @@ class RNN(Layer):
                 )
             if self.unroll:
                 warnings.warn(
-                    "Ignoring unroll = true for RNN layer, due to imperative backend.",
+                    "Ignoring unroll=True for RNN layer, due to imperative backend.",
                     stacklevel=4,
                 )
             if inputs.rank >= 2 and inputs.shape[1] == 0:
@@ -770,7 +771,12 @@ def _make_cell(layer_cls: type, cell_cls: type, units: int, kwargs: dict[str, An
     unknown = sorted(set(kwargs) - _init_params(cell_cls))
     if unknown:
         raise LayersValueError(
-            f"{layer_cls.__name__} got unexpected argument(s) {', '.join(unknown)}"
+            f"{layer_cls.__name__} got unexpected argument(s) "
+            + ", ".join(
+                f"{key!r}"
+                + did_you_mean(key, [*_init_params(cell_cls), *_RNN_ARGS, *_LAYER_ARGS, "units"])
+                for key in unknown
+            )
         )
     if kwargs.get("implementation") == 0 and cell_cls in (GRUCell, LSTMCell):
         warnings.warn(

@@ -184,7 +184,7 @@ def check_bidirectional_merge_mode(value: Any) -> None:
     if value not in VALID_BIDIRECTIONAL_MERGE_MODES:
         raise LayersValueError(
             f"{value} is not a valid BidirectionalMergeMode.  Valid values are "
-            f"{','.join(VALID_BIDIRECTIONAL_MERGE_MODES)} or null/undefined."
+            f"{','.join(VALID_BIDIRECTIONAL_MERGE_MODES)} or None."
         )
 
 
@@ -312,7 +312,7 @@ class Bidirectional(Wrapper):
             num_states = len(initial_state)
             if num_states % 2 > 0:
                 raise LayersValueError(
-                    "When passing `initialState` to a Bidrectional RNN, the state should be an "
+                    "When passing `initial_state` to a Bidirectional RNN, the state should be an "
                     "Array containing the states of the underlying RNNs."
                 )
             kw["initial_state"] = initial_state
@@ -428,7 +428,7 @@ class Bidirectional(Wrapper):
         config = dict(config)
         if config.get("num_constants", config.get("numConstants")) is not None:
             raise LayersNotImplementedError(
-                "Deserialization of a Bidirectional layer with numConstants present is not "
+                "Deserialization of a Bidirectional layer with num_constants present is not "
                 "supported yet."
             )
         return super().from_config(config, custom_objects, fast_weight_init)

@@ -21,6 +21,7 @@ from ..geometry.conv import (
     strides_or_dilations_are_positive,
     tuple_values_are_one,
 )
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import MAX_DIM, describe, js_str
 from .transformations import reshape
@@ -65,7 +66,10 @@ RANK_CONV, RANK_BACKPROP, RANK_POOL = (
 
 
 def check_rank(op_desc: str, what: str, got: int, rank: int, form: str = RANK_CONV) -> None:
-    check(got == rank, f"Error in {op_desc}: {what} must be rank " + form.format(rank, got))
+    check(
+        got == rank,
+        f"Error in {snake_case(op_desc)}: {what} must be rank " + form.format(rank, got),
+    )
 
 
 def check_ranks(op_desc: str, x: Tensor, filter: Tensor, rank: int) -> None:  # noqa: A002
@@ -77,7 +81,7 @@ def channels(shape: Any, data_format: str) -> int:
     """The channel count of a 4-D ``shape`` in ``data_format`` ('NHWC' or 'NCHW')."""
     if not isinstance(data_format, str):
         raise InvalidArgumentError(
-            f"Error in {ENGINE._op_name('conv')}: dataFormat must be 'NHWC' or 'NCHW', but got "
+            f"Error in {ENGINE._op_name('conv')}: data_format must be 'NHWC' or 'NCHW', but got "
             f"{describe(data_format)}"
         )
     return shape[3] if data_format == "NHWC" else shape[1]
@@ -86,7 +90,7 @@ def channels(shape: Any, data_format: str) -> int:
 def check_in_depth(op_desc: str, in_depth: int, filter_depth: int) -> None:
     check(
         in_depth == filter_depth,
-        f"Error in {op_desc}: depth of input ({in_depth}) must match input depth for filter {filter_depth}.",
+        f"Error in {snake_case(op_desc)}: depth of input ({in_depth}) must match input depth for filter {filter_depth}.",
     )
 
 
@@ -104,7 +108,7 @@ def check_pad_type(op_desc: str, pad: Any) -> None:
     ):
         return
     raise InvalidArgumentError(
-        f"Error in {op_desc}: pad must be 'valid', 'same', a number or a list of "
+        f"Error in {snake_case(op_desc)}: pad must be 'valid', 'same', a number or a list of "
         f"[before, after] pairs, but got {describe(pad)}"
     )
 
@@ -115,12 +119,12 @@ def check_pad_on_dim_rounding_mode(op_desc: str, pad: Any, dim_rounding_mode: An
     check_pad_type(op_desc, pad)
     if dim_rounding_mode is not None and not isinstance(dim_rounding_mode, str):
         raise InvalidArgumentError(
-            f"Error in {op_desc}: dimRoundingMode must be 'floor', 'round' or 'ceil', but got "
+            f"Error in {snake_case(op_desc)}: dim_rounding_mode must be 'floor', 'round' or 'ceil', but got "
             f"{describe(dim_rounding_mode)}"
         )
     if dim_rounding_mode is None:
         return
-    msg = f"Error in {op_desc}: pad must be an integer when using dimRoundingMode {dim_rounding_mode} but got pad "
+    msg = f"Error in {snake_case(op_desc)}: pad must be an integer when using dim_rounding_mode {dim_rounding_mode} but got pad "
     if isinstance(pad, str):
         raise InvalidArgumentError(f"{msg}{pad}.")
     if is_number(pad):
@@ -130,7 +134,9 @@ def check_pad_on_dim_rounding_mode(op_desc: str, pad: Any, dim_rounding_mode: An
             for v in p:
                 check(_is_int(v), f"{msg}{js_str(v)}.", InvalidArgumentError)
     else:
-        raise InvalidArgumentError(f"Error in {op_desc}: Unknown padding parameter: {js_str(pad)}")
+        raise InvalidArgumentError(
+            f"Error in {snake_case(op_desc)}: Unknown padding parameter: {js_str(pad)}"
+        )
 
 
 def check_strides_or_dilations_one(
@@ -140,7 +146,7 @@ def check_strides_or_dilations_one(
     other = "dilations" if what == "strides" else "dilation"
     check(
         either_strides_or_dilations_are_one(strides, dilations),
-        f"Error in {op_desc}: Either {what} or {other} must be 1. "
+        f"Error in {snake_case(op_desc)}: Either {what} or {other} must be 1. "
         f"Got {what} {js_str(strides)} and {other} '{js_str(dilations)}'",
         InvalidArgumentError,
     )
@@ -150,12 +156,12 @@ def check_positive(op_desc: str, strides: Any, dilations: Any, what: str = "stri
     """TF.js's checks that the dilations, then the strides, are all above 0."""
     check(
         strides_or_dilations_are_positive(dilations),
-        f"Error in {op_desc}: Dilated rates should be larger than 0.",
+        f"Error in {snake_case(op_desc)}: Dilated rates should be larger than 0.",
         InvalidArgumentError,
     )
     check(
         strides_or_dilations_are_positive(strides),
-        f"Error in {op_desc}: {'Strides' if what == 'strides' else 'Stride'} should be larger than 0.",
+        f"Error in {snake_case(op_desc)}: {'Strides' if what == 'strides' else 'Stride'} should be larger than 0.",
         InvalidArgumentError,
     )
 
@@ -199,7 +205,7 @@ def check_sizes(**params: Any) -> None:
             ok = False
         if ok and positive and not all(v > 0 for v in items):
             # TF.js's words (its conv2d checks these two; the other ops divide by zero).
-            sizes = {"strides": "Strides", "dilations": "Dilated rates"}.get(what, what)
+            sizes = {"strides": "Strides", "dilations": "Dilated rates"}.get(what, snake_case(what))
             raise InvalidArgumentError(f"Error in {_called_op()}: {sizes} should be larger than 0.")
         if ok:
             continue
@@ -209,7 +215,7 @@ def check_sizes(**params: Any) -> None:
             else "a number or a list of numbers"
         )
         raise InvalidArgumentError(
-            f"Error in {_called_op()}: {what} must be {kind} of magnitude at most {MAX_DIM}, "
+            f"Error in {_called_op()}: {snake_case(what)} must be {kind} of magnitude at most {MAX_DIM}, "
             f"but got {describe(value)}"
         )
 
@@ -224,7 +230,7 @@ def check_depthwise_channels(op_desc: str, in_channels: int, filter_in_channels:
     """TF.js's depthwise check: the input's channels are the filter's inChannels."""
     check(
         in_channels == filter_in_channels,
-        f"Error in {op_desc}: number of input channels ({in_channels}) must match the inChannels "
+        f"Error in {snake_case(op_desc)}: number of input channels ({in_channels}) must match the in_channels "
         f"dimension in filter {filter_in_channels}.",
     )
 
@@ -235,6 +241,6 @@ def check_gradient_dilations(op_desc: str, dilations: Any, in_gradients: bool = 
     if not tuple_values_are_one(dilations):
         where = " in gradients" if in_gradients else ""
         raise GradientError(
-            f"Error in gradient of {op_desc}: dilation rates greater than 1 are not yet supported"
+            f"Error in gradient of {snake_case(op_desc)}: dilation rates greater than 1 are not yet supported"
             f"{where}. Got dilations '{js_format(dilations)}'"
         )

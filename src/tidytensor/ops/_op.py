@@ -28,6 +28,7 @@ from ..errors import (
     TensorIndexError,
     TidyTensorError,
 )
+from ..naming import snake_case
 from ..tensor import Tensor
 from ..tensor_util import (
     assert_non_negative_integer_dimensions,
@@ -134,12 +135,12 @@ def parse_axis_param(
             raise InvalidArgumentError(
                 f"All values in axis param must be in range [-{rank}, {rank}) but got axis "
                 f"{list(axis) if isinstance(axis, (list, tuple)) else describe(axis)} "
-                f"(op '{op_name}')"
+                f"(op '{snake_case(op_name)}')"
             )
         if not f.is_integer():
             raise InvalidArgumentError(
                 f"All values in axis param must be integers but got axis {describe(axis)} "
-                f"(op '{op_name}')"
+                f"(op '{snake_case(op_name)}')"
             )
         ax = int(f)
         out.append(ax + rank if ax < 0 else ax)
@@ -176,7 +177,7 @@ _REPR.maxlevel = 3
 
 def _bad(op_name: str, name: str, expected: str, value: Any, cls: type = InvalidArgumentError):
     return cls(
-        f"Argument '{name}' passed to '{op_name}' must be {expected}, but got {describe(value)}"
+        f"Argument '{snake_case(name)}' passed to '{snake_case(op_name)}' must be {expected}, but got {describe(value)}"
     )
 
 
@@ -303,7 +304,7 @@ def axis_arg(
     if not many and isinstance(axis, (list, tuple)):
         if len(axis) != 1:
             raise InvalidArgumentError(
-                f"Argument 'axis' passed to '{op_name}' must be one integer, but got "
+                f"Argument 'axis' passed to '{snake_case(op_name)}' must be one integer, but got "
                 f"{describe(axis)}"
             )
         axis = axis[0]
@@ -314,12 +315,12 @@ def axis_arg(
             rank = len(shape)
             raise InvalidArgumentError(
                 f"All values in axis param must be in range [-{rank}, {rank}) but got axis "
-                f"{describe(axis)} (op '{op_name}')"
+                f"{describe(axis)} (op '{snake_case(op_name)}')"
             )
         if not f.is_integer():
             raise InvalidArgumentError(
                 f"All values in axis param must be integers but got axis {describe(axis)} "
-                f"(op '{op_name}')"
+                f"(op '{snake_case(op_name)}')"
             )
     if isinstance(axis, (list, tuple)):
         return [int(real_number(a)) for a in axis]  # type: ignore[arg-type]
@@ -362,7 +363,7 @@ def check_rank_limit(rank: int, op_name: str) -> None:
     """Refuses a result of more than ``MAX_RANK`` dimensions."""
     if rank > MAX_RANK:
         raise ShapeError(
-            f"'{op_name}' would make a tensor of rank {rank}, but at most {MAX_RANK} "
+            f"'{snake_case(op_name)}' would make a tensor of rank {rank}, but at most {MAX_RANK} "
             "dimensions are supported"
         )
 
@@ -376,12 +377,12 @@ def checked_shape(shape: Any, op_name: str) -> tuple[int, ...]:
         size *= d
         if d > MAX_DIM:  # one dimension alone past the limit, even where another is 0
             raise ShapeError(
-                f"The shape [{','.join(map(str, dims))}] passed to '{op_name}' has a dimension "
+                f"The shape [{','.join(map(str, dims))}] passed to '{snake_case(op_name)}' has a dimension "
                 f"of {d}, but at most {MAX_DIM} are supported"
             )
     if size > MAX_DIM:
         raise ShapeError(
-            f"The shape [{','.join(map(str, dims))}] passed to '{op_name}' has {size} elements, but at "
+            f"The shape [{','.join(map(str, dims))}] passed to '{snake_case(op_name)}' has {size} elements, but at "
             f"most {MAX_DIM} are supported"
         )
     return dims
@@ -460,6 +461,10 @@ def _given_text(fn: Callable, args: tuple, kwargs: dict) -> str:
     return ", ".join(f"{name}={describe(value)}" for name, value in items)
 
 
+#: How ``geometry.broadcast`` starts its error, which names no op.
+_BROADCAST_FAILED = "Operands could not be broadcast"
+
+
 def translate_error(
     exc: BaseException, op_name: str, fn: Callable, args: tuple, kwargs: dict
 ) -> BaseException | None:
@@ -467,6 +472,9 @@ def translate_error(
     ``op_name`` (None when ``exc`` should propagate as it is: a tidytensor error, or an error
     from the user's own callback). The message names the op, what it was given and what its
     signature expects."""
+    if isinstance(exc, ShapeError) and str(exc).startswith(_BROADCAST_FAILED):
+        message = str(exc)  # the broadcast check knows the shapes; the op knows its name
+        return ShapeError(f"{snake_case(op_name)}: o{message[1:].rstrip('.')}")
     if isinstance(exc, TidyTensorError) or not isinstance(exc, _CAUGHT):
         return None
     if not _raised_by_library(exc):
@@ -477,20 +485,19 @@ def translate_error(
     cls = next(tt for builtin, tt in _TRANSLATED if isinstance(exc, builtin))
     reason = str(exc) or type(exc).__name__
     return cls(
-        f"Invalid arguments to '{op_name}': {reason}. Given: "
+        f"Invalid arguments to '{snake_case(op_name)}': {reason}. Given: "
         f"{_given_text(fn, args, kwargs) or 'no arguments'}. Expected: "
-        f"{op_name}{_signature_text(fn)}"
+        f"{snake_case(op_name)}{_signature_text(fn)}"
     )
 
 
 def js_str(value: Any) -> str:
-    """``value`` as JS's template strings print it (arrays joined by commas, 1.0 as 1)."""
+    """``value`` as JS's template strings print it (arrays joined by commas, 1.0 as 1), but
+    ``None``, ``True`` and ``False`` spelled as in Python (the user wrote them so)."""
     if isinstance(value, (list, tuple)):
         return ",".join(js_str(v) for v in value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if value is None or isinstance(value, bool):
+        return str(value)
     if isinstance(value, float):
         if math.isnan(value):
             return "NaN"
@@ -525,12 +532,12 @@ def parse_axis(axis: Any, shape: tuple[int, ...], op_name: str) -> list[int]:
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if not builtins.all(_is_int(a) for a in axes):
         raise InvalidArgumentError(
-            f"All values in axis param must be integers but got axis {js_str(axis)} (op '{op_name}')"
+            f"All values in axis param must be integers but got axis {js_str(axis)} (op '{snake_case(op_name)}')"
         )
     ints = [int_value(a) for a in axes]
     if not builtins.all(-rank <= a < rank for a in ints):
         raise InvalidArgumentError(
             f"All values in axis param must be in range [-{rank}, {rank}) but got axis "
-            f"{js_str(axis)} (op '{op_name}')"
+            f"{js_str(axis)} (op '{snake_case(op_name)}')"
         )
     return [a + rank if a < 0 else a for a in ints]

@@ -209,25 +209,25 @@ def add_n(tensors: Any) -> Tensor:
     """
     if not isinstance(tensors, (list, tuple)):
         raise ArgumentTypeError(
-            "The argument passed to tf.addN() must be a list of tensors, but got "
+            "The argument passed to tf.add_n() must be a list of tensors, but got "
             f"{type(tensors).__name__}"
         )
     if len(tensors) < 1:
         raise InvalidArgumentError(
-            f"Must pass at least one tensor to tf.addN(), but got {len(tensors)}"
+            f"Must pass at least one tensor to tf.add_n(), but got {len(tensors)}"
         )
     ts = [convert_to_tensor(t, f"tensors{i}", "addN") for i, t in enumerate(tensors)]
     first = ts[0]
     for t in ts:
         if t.dtype != first.dtype:
             raise DTypeError(
-                "All tensors passed to tf.addN() must have the same dtype, but got "
+                "All tensors passed to tf.add_n() must have the same dtype, but got "
                 f"{', '.join(t.dtype for t in ts)}"
             )
     for t in ts:
         if t._shape != first._shape:
             raise ShapeError(
-                "All tensors passed to tf.addN() must have the same shape, but got "
+                "All tensors passed to tf.add_n() must have the same shape, but got "
                 f"{', '.join(str(list(t._shape)) for t in ts)}"
             )
     return run_kernel(k.ADD_N, tuple(ts))

@@ -19,6 +19,7 @@ from ..dtypes import COMPLEX64, FLOAT32, INT32
 from ..engine.recording import custom_grad
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError
 from ..geometry.broadcast import assert_and_get_broadcast_shape
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import convert_to_tensor, op, run_kernel
 from .arithmetic import mul
@@ -79,7 +80,7 @@ def _number(value: Any, arg_name: str, op_name: str) -> float:
     """A plain number argument (``alpha``, clip bounds) as a Python float."""
     if not isinstance(value, numbers.Real):
         raise ArgumentTypeError(
-            f"Argument '{arg_name}' passed to '{op_name}' must be a number, but got "
+            f"Argument '{snake_case(arg_name)}' passed to '{snake_case(op_name)}' must be a number, but got "
             f"{type(value).__name__}"
         )
     return float(value)

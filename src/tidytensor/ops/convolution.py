@@ -13,6 +13,7 @@ from typing import Any
 from .. import kernel_names as k
 from ..errors import InvalidArgumentError
 from ..geometry.conv import is_number
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._conv_util import (
     RANK_BACKPROP,
@@ -58,7 +59,7 @@ def _check_backprop_input(
     """The checks of TF.js's ``conv2DBackpropInput`` (rank 4) and ``conv3DBackpropInput`` (5)."""
     check(
         len(x_shape) == rank,
-        f"Error in {op_desc}: inShape must be length {rank}, but got length {len(x_shape)}.",
+        f"Error in {snake_case(op_desc)}: in_shape must be length {rank}, but got length {len(x_shape)}.",
     )
     check_rank(op_desc, "dy", dy.rank, rank, RANK_BACKPROP)
     check_rank(op_desc, "filter", filter.rank, rank, RANK_BACKPROP)
@@ -66,7 +67,7 @@ def _check_backprop_input(
     check_in_depth(op_desc, x_shape[axis], filter._shape[-2])
     check(
         dy._shape[axis] == filter._shape[-1],
-        f"Error in {op_desc}: depth of output ({dy._shape[axis]}) must match output depth for filter "
+        f"Error in {snake_case(op_desc)}: depth of output ({dy._shape[axis]}) must match output depth for filter "
         f"{filter._shape[-1]}.",
     )
 
@@ -83,23 +84,23 @@ def _check_backprop_filter(
     for what, t in (("input", x), ("dy", dy)):
         check(
             t.rank == rank,
-            f"Error in {op_desc}: {what} must be rank {rank}, but got shape {js_str(t.shape)}.",
+            f"Error in {snake_case(op_desc)}: {what} must be rank {rank}, but got shape {js_str(t.shape)}.",
         )
     check(
         len(filter_shape) == rank,
-        f"Error in {op_desc}: filterShape must be length {rank}, but got {js_str(filter_shape)}.",
+        f"Error in {snake_case(op_desc)}: filter_shape must be length {rank}, but got {js_str(filter_shape)}.",
     )
     axis = -1 if channels_last else 1
     in_depth, out_depth = x._shape[axis], dy._shape[axis]
     # TF.js's message, unbalanced parentheses included.
     check(
         in_depth == filter_shape[-2],
-        f"Error in {op_desc}: depth of input {in_depth}) must match input depth in filter "
+        f"Error in {snake_case(op_desc)}: depth of input {in_depth}) must match input depth in filter "
         f"({filter_shape[-2]}.",
     )
     check(
         out_depth == filter_shape[-1],
-        f"Error in {op_desc}: depth of dy ({out_depth}) must match output depth for filter "
+        f"Error in {snake_case(op_desc)}: depth of dy ({out_depth}) must match output depth for filter "
         f"({filter_shape[-1]}).",
     )
 
@@ -159,7 +160,7 @@ def conv1d(
     check_strides_dilations("conv1D", stride, dilation, what="stride")
     check(
         data_format == "NWC",
-        f"Error in conv1d: got dataFormat of {data_format} but only NWC is currently supported.",
+        f"Error in conv1d: got data_format of {data_format} but only NWC is currently supported.",
         InvalidArgumentError,
     )
     filter4 = reshape_to(filter, [1, *filter._shape])
@@ -184,7 +185,7 @@ def _conv2d_backprop_input(
     x_shape = int_list_arg(x_shape, "conv2dTranspose", "outputShape", minimum=0)
     check(
         len(x_shape) == dy.rank,
-        f"Length of inShape ({len(x_shape)}) and rank of dy ({dy.rank}) must match",
+        f"Length of in_shape ({len(x_shape)}) and rank of dy ({dy.rank}) must match",
     )
     dy4, reshaped = batched(dy, 4)
     if reshaped:
@@ -270,7 +271,7 @@ def conv3d(
     check_strides_or_dilations_one("conv3D", strides, dilations)
     check(
         data_format == "NDHWC",
-        f"Error in conv3d: got dataFormat of {data_format} but only NDHWC is currently supported.",
+        f"Error in conv3d: got data_format of {data_format} but only NDHWC is currently supported.",
         InvalidArgumentError,
     )
     check_positive("conv3D", strides, dilations)
@@ -292,7 +293,7 @@ def _conv3d_backprop_input(
     x_shape = int_list_arg(x_shape, "conv3dTranspose", "outputShape", minimum=0)
     check(
         len(x_shape) == dy.rank,
-        f"Length of inShape ({len(x_shape)}) and rank of dy ({dy.rank}) must match",
+        f"Length of in_shape ({len(x_shape)}) and rank of dy ({dy.rank}) must match",
     )
     dy5, reshaped = batched(dy, 5)
     if reshaped:
@@ -419,7 +420,7 @@ def separable_conv2d(
     x4, reshaped = batched(x, 4)
     if isinstance(data_format, str) and data_format == "NCHW":
         raise InvalidArgumentError(
-            "separableConv2d currently does not support dataFormat NCHW; only NHWC is supported"
+            "separable_conv2d currently does not support data_format NCHW; only NHWC is supported"
         )
     dw, pw = depthwise_filter, pointwise_filter
     check_rank("separableConv2d", "input", x4.rank, 4)
@@ -427,20 +428,20 @@ def separable_conv2d(
     # TF.js's message names the depthwise filter's rank here.
     check(
         pw.rank == 4,
-        f"Error in separableConv2d: pointwise filter must be rank 4, but got rank {dw.rank}.",
+        f"Error in separable_conv2d: pointwise filter must be rank 4, but got rank {dw.rank}.",
     )
     check(
         pw._shape[0] == 1,
-        f"Error in separableConv2d: the first dimension of pointwise filter  must be 1, but got {pw._shape[0]}.",
+        f"Error in separable_conv2d: the first dimension of pointwise filter must be 1, but got {pw._shape[0]}.",
     )
     check(
         pw._shape[1] == 1,
-        f"Error in separableConv2d: the second dimension of pointwise filter must be 1, but got {pw._shape[1]}.",
+        f"Error in separable_conv2d: the second dimension of pointwise filter must be 1, but got {pw._shape[1]}.",
     )
     in_channels, multiplier = dw._shape[2], dw._shape[3]
     check(
         pw._shape[2] == in_channels * multiplier,
-        f"Error in separableConv2d: the third dimension of pointwise filter must be {in_channels * multiplier}, "
+        f"Error in separable_conv2d: the third dimension of pointwise filter must be {in_channels * multiplier}, "
         f"but got {pw._shape[2]}.",
     )
     depthwise = depthwise_conv2d(x4, dw, strides, pad, data_format, dilation)
@@ -470,7 +471,7 @@ def dilation2d(
     check_rank("dilation2d", "filter", filter.rank, 3)
     check(
         data_format == "NHWC",
-        f"Error in dilation2d: Only NHWC is currently supported, but got dataFormat of {data_format}",
+        f"Error in dilation2d: Only NHWC is currently supported, but got data_format of {data_format}",
         InvalidArgumentError,
     )
     x4, reshaped = batched(x, 4)

@@ -20,6 +20,7 @@ from ..dtypes import BOOL, COMPLEX64, FLOAT32, INT32, STRING
 from ..engine import ENGINE
 from ..engine.memory_guard import check_host_allocation, out_of_host_memory
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from ..naming import snake_case
 from ..tensor import Tensor, TensorBuffer
 from ..tensor_util import (
     _infer_values,
@@ -174,7 +175,7 @@ def _ranked(rank: int):
 
 def _assert_non_null(values: Any) -> None:
     if values is None:
-        raise ArgumentTypeError("The input to the tensor constructor must be a non-null value.")
+        raise ArgumentTypeError("The input to the tensor constructor must not be None.")
 
 
 tensor2d = _ranked(2)
@@ -236,7 +237,7 @@ def complex(real: Any, imag: Any) -> Tensor:  # noqa: A001 - TF.js name
     for name, t in (("real", re), ("imag", im)):
         if t.dtype == COMPLEX64:
             raise DTypeError(
-                f"Argument '{name}' passed to 'complex' must be a real-valued tensor, but got "
+                f"Argument '{snake_case(name)}' passed to 'complex' must be a real-valued tensor, but got "
                 "complex64 tensor"
             )
     return run_kernel(k.COMPLEX, (re, im))
@@ -384,7 +385,7 @@ def eye_(num_rows: int, num_columns: int | None, batch_shape: Any, dtype: str) -
     batch = list(batch_shape)
     if len(batch) not in (1, 2, 3):
         raise InvalidArgumentError(
-            f"eye() currently supports only 1D and 2D batchShapes, but received {len(batch)}D."
+            f"eye() currently supports only 1D and 2D batch_shapes, but received {len(batch)}D."
         )
     for _ in batch:
         out = run_kernel(k.EXPAND_DIMS, (out,), {"dim": 0})
@@ -459,22 +460,22 @@ def one_hot(
     """
     d = float_arg(depth, "oneHot", "depth")
     if d < 2:
-        raise InvalidArgumentError(f"Error in oneHot: depth must be >=2, but it is {depth}")
+        raise InvalidArgumentError(f"Error in one_hot: depth must be >=2, but it is {depth}")
     if not d.is_integer():
-        raise InvalidArgumentError(f"Error in oneHot: depth must be an integer, but it is {depth}")
+        raise InvalidArgumentError(f"Error in one_hot: depth must be an integer, but it is {depth}")
     depth = int(d)
     on_value = float_arg(on_value, "oneHot", "onValue")
     off_value = float_arg(off_value, "oneHot", "offValue")
     x = convert_to_tensor(indices, "indices", "oneHot", INT32)
     if x.size * depth > MAX_DIM:
         raise ShapeError(
-            f"Error in oneHot: {x.size} indices of depth {depth} would make {x.size * depth} "
+            f"Error in one_hot: {x.size} indices of depth {depth} would make {x.size * depth} "
             f"values, but at most {MAX_DIM} are supported"
         )
     dtype = _dtype_or(dtype, INT32, "oneHot")
     dtype_arg(dtype, "oneHot")
     if dtype not in (FLOAT32, INT32, BOOL):
-        raise DTypeError(f"oneHot() does not support dtype {dtype}")
+        raise DTypeError(f"one_hot() does not support dtype {dtype}")
     attrs = {"dtype": dtype, "depth": int(depth), "on_value": on_value, "off_value": off_value}
     return run_kernel(k.ONE_HOT, (x,), attrs)
 
@@ -513,13 +514,13 @@ def truncated_normal(
     seed = seed_arg(seed, "truncatedNormal")
     if not std_dev >= 0:
         raise InvalidArgumentError(
-            f"truncatedNormal() needs stdDev >= 0, but got {std_dev} (no value could be drawn)"
+            f"truncated_normal() needs std_dev >= 0, but got {std_dev} (no value could be drawn)"
         )
     if math.isnan(mean - 2 * std_dev) or math.isnan(mean + 2 * std_dev):
         # No draw could fall within [mean - 2 stdDev, mean + 2 stdDev] (TF.js's loop never ends).
         raise InvalidArgumentError(
-            f"truncatedNormal() needs a mean and stdDev that bound its values, but got mean "
-            f"{describe(mean)} and stdDev {describe(std_dev)} (no value could be drawn)"
+            f"truncated_normal() needs a mean and std_dev that bound its values, but got mean "
+            f"{describe(mean)} and std_dev {describe(std_dev)} (no value could be drawn)"
         )
     check_host_allocation(ENGINE, shape, dtype or FLOAT32, "truncated_normal")
     res = buffer(shape, dtype)

@@ -21,7 +21,7 @@ def _noise_shape(x: Tensor, noise_shape: Any) -> list:
         return list(x._shape)
     if not isinstance(noise_shape, (list, tuple)) and getattr(noise_shape, "ndim", None) != 1:
         raise ArgumentTypeError(
-            f"Argument 'noiseShape' passed to 'dropout' must be an array of integers, but got "
+            f"Argument 'noise_shape' passed to 'dropout' must be an array of integers, but got "
             f"{describe(noise_shape)}"
         )
     noise_shape = list(noise_shape)

@@ -13,6 +13,7 @@ from ..dtypes import BOOL, COMPLEX64, INT32
 from ..engine import ENGINE
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
 from ..named_result import getitem_by_name_or_index
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import _is_int, bool_arg, convert_to_tensor, describe, js_str, op, parse_axis, run_kernel
 from .creation import one_hot
@@ -54,7 +55,9 @@ class UniqueResult(_ValuesAndIndices):
 
 def _not_complex(x: Tensor, op_name: str) -> None:
     if x.dtype == COMPLEX64:
-        raise DTypeError(f"{op_name} does not support complex64 tensors in the CPU backend.")
+        raise DTypeError(
+            f"{snake_case(op_name)} does not support complex64 tensors in the CPU backend."
+        )
 
 
 # ---------------------------------------------------------------------------- topk, unique
@@ -110,7 +113,7 @@ def unique(x: Any, axis: int = 0) -> UniqueResult:
 def _last_dim(t: Tensor, arg_name: str) -> int:
     if t.rank == 0:
         raise ShapeError(
-            f"Error in searchSorted: '{arg_name}' must be at least 1-D (its last dim is searched), "
+            f"Error in search_sorted: '{arg_name}' must be at least 1-D (its last dim is searched), "
             "but got a scalar"
         )
     return t._shape[-1]
@@ -144,7 +147,7 @@ def search_sorted(sorted_sequence: Any, values: Any, side: str = "left") -> Tens
     _not_complex(vals2d, "searchSorted")
     if not isinstance(side, str):  # TF.js takes any other string as 'right'
         raise ArgumentTypeError(
-            f"Argument 'side' passed to 'searchSorted' must be 'left' or 'right', but got "
+            f"Argument 'side' passed to 'search_sorted' must be 'left' or 'right', but got "
             f"{describe(side)}"
         )
     return run_kernel(kn.SEARCH_SORTED, (seq2d, vals2d), {"side": side})
@@ -189,7 +192,7 @@ def in_top_k_async(predictions: Any, targets: Any, k: int = 1) -> Tensor:
     try:
         if preds.rank <= 1:
             raise ShapeError(
-                f"inTopK() expects the predictions to be of rank 2 or higher, but got {preds.rank}"
+                f"in_top_k() expects the predictions to be of rank 2 or higher, but got {preds.rank}"
             )
         if preds.rank - 1 != targs.rank:
             raise ShapeError(
@@ -205,7 +208,7 @@ def in_top_k_async(predictions: Any, targets: Any, k: int = 1) -> Tensor:
         last_dim = preds._shape[-1]
         if not (isinstance(k, (int, float)) and not isinstance(k, bool) and 0 < k <= last_dim):
             raise InvalidArgumentError(
-                "'k' passed to inTopK() must be > 0 && <= the predictions last dimension "
+                "'k' passed to in_top_k() must be > 0 && <= the predictions last dimension "
                 f"({last_dim}), but got {js_str(k)}"
             )
         _not_complex(preds, "inTopK")
@@ -239,7 +242,7 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: int | None = No
     positive_int = _is_int(num_classes) and num_classes > 0
     if num_classes is not None and not positive_int:
         raise InvalidArgumentError(
-            f"If provided, numClasses must be a positive integer, but got {js_str(num_classes)}"
+            f"If provided, num_classes must be a positive integer, but got {js_str(num_classes)}"
         )
     if lab.rank != 1:
         raise ShapeError(f"Expected the rank of labels to be 1, but got {lab.rank}")
@@ -252,8 +255,7 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: int | None = No
         )
     if not positive_int:
         raise InvalidArgumentError(
-            "numClasses is required to be a positive integer, but got "
-            f"{'undefined' if num_classes is None else js_str(num_classes)}"
+            f"num_classes is required to be a positive integer, but got {js_str(num_classes)}"
         )
     one_hot_labels = one_hot(cast(lab, INT32), int(num_classes))
     one_hot_predictions = one_hot(cast(pred, INT32), int(num_classes))

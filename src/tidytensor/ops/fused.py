@@ -194,8 +194,8 @@ def mat_mul(
     if not should_fuse(ENGINE.state.gradient_depth, activation):
         result = matrices.mat_mul(a, b, transpose_a, transpose_b)
         return _unfused(result, bias, activation, prelu_activation_weights, leakyrelu_alpha)
-    a = convert_to_tensor(a, "a", "fused matMul")
-    b = convert_to_tensor(b, "b", "fused matMul")
+    a = convert_to_tensor(a, "a", "fused mat_mul")
+    b = convert_to_tensor(b, "b", "fused mat_mul")
     a, b = make_types_match(a, b)
     sa, sb = a._shape, b._shape
     inner_a = _dim(sa, a.rank - 2 if transpose_a else a.rank - 1)
@@ -205,22 +205,22 @@ def mat_mul(
     batch_a, batch_b = math.prod(sa[:-2]), math.prod(sb[:-2])
     if inner_a != inner_b:
         raise ShapeError(
-            f"Error in fused matMul: inner shapes ({js_format('undefined' if inner_a is None else inner_a)}) and "
+            f"Error in fused mat_mul: inner shapes ({js_format('undefined' if inner_a is None else inner_a)}) and "
             f"({js_format('undefined' if inner_b is None else inner_b)}) of Tensors with shapes "
-            f"{js_format(a.shape)} and {js_format(b.shape)} and transposeA={str(bool(transpose_a)).lower()} "
-            f"and transposeB={str(bool(transpose_b)).lower()} must match."
+            f"[{js_format(a.shape)}] and [{js_format(b.shape)}] and transpose_a={bool(transpose_a)} "
+            f"and transpose_b={bool(transpose_b)} must match."
         )
     out_shape = [*assert_and_get_broadcast_shape(sa[:-2], sb[:-2]), outer_a, outer_b]
     a3 = reshape_to(a, [batch_a, inner_a, outer_a] if transpose_a else [batch_a, outer_a, inner_a])
     b3 = reshape_to(b, [batch_b, outer_b, inner_b] if transpose_b else [batch_b, inner_b, outer_b])
     bias_t = None
     if bias is not None:
-        bias_t = convert_to_tensor(bias, "bias", "fused matMul")
+        bias_t = convert_to_tensor(bias, "bias", "fused mat_mul")
         bias_t, _ = make_types_match(bias_t, a)
         assert_and_get_broadcast_shape(tuple(out_shape), bias_t._shape)
     prelu_t = None
     if prelu_activation_weights is not None:
-        prelu_t = convert_to_tensor(prelu_activation_weights, "prelu weights", "fused matMul")
+        prelu_t = convert_to_tensor(prelu_activation_weights, "prelu weights", "fused mat_mul")
 
     def grad(dy: Tensor, saved: list[Tensor]) -> list[Tensor]:
         a3s, b3s, y = saved[0], saved[1], saved[2]
@@ -297,7 +297,7 @@ def conv2d(
     if not should_fuse(ENGINE.state.gradient_depth, activation):
         if data_format != "NHWC":
             raise InvalidArgumentError(
-                f"Error in fused conv2d: got dataFormat of {data_format} but only NHWC is currently supported "
+                f"Error in fused conv2d: got data_format of {data_format} but only NHWC is currently supported "
                 "for the case of gradient depth is 0 and the activation is not linear."
             )
         result = conv.conv2d(x, filter, strides, pad, data_format, dilations, dim_rounding_mode)
@@ -338,7 +338,7 @@ def conv2d(
     def grad_checks() -> None:
         if data_format != "NHWC":
             raise GradientError(
-                f"Error in gradient of fused conv2D: got dataFormat of {data_format} but only NHWC is currently "
+                f"Error in gradient of fused conv2D: got data_format of {data_format} but only NHWC is currently "
                 "supported."
             )
         check_gradient_dilations("fused conv2D", dilations)
@@ -392,11 +392,11 @@ def depthwise_conv2d(
     x = convert_to_tensor(x, "x", "depthwiseConv2d", "float32")
     filter = convert_to_tensor(filter, "filter", "depthwiseConv2d", "float32")
     x4, reshaped = batched(x, 4)
-    check_ranks("fused depthwiseConv2d", x4, filter, 4)
-    check_depthwise_channels("fused depthwiseConv2d", x4._shape[3], filter._shape[2])
+    check_ranks("fused depthwise_conv2d", x4, filter, 4)
+    check_depthwise_channels("fused depthwise_conv2d", x4._shape[3], filter._shape[2])
     dilations = [1, 1] if dilations is None else dilations
-    check_strides_or_dilations_one("fused depthwiseConv2d", strides, dilations)
-    check_pad_on_dim_rounding_mode("fused depthwiseConv2d", pad, dim_rounding_mode)
+    check_strides_or_dilations_one("fused depthwise_conv2d", strides, dilations)
+    check_pad_on_dim_rounding_mode("fused depthwise_conv2d", pad, dim_rounding_mode)
     info = compute_conv2d_info(
         x4._shape, filter._shape, strides, dilations, pad, dim_rounding_mode, True, check=False
     )
@@ -408,11 +408,11 @@ def depthwise_conv2d(
     prelu_t = None
     if prelu_activation_weights is not None:
         prelu_t = convert_to_tensor(
-            prelu_activation_weights, "prelu weights", "fused depthwiseConv2d"
+            prelu_activation_weights, "prelu weights", "fused depthwise_conv2d"
         )
 
     def grad_checks() -> None:
-        check_gradient_dilations("fused depthwiseConv2d", dilations, in_gradients=False)
+        check_gradient_dilations("fused depthwise_conv2d", dilations, in_gradients=False)
 
     def backprop(x4s: Tensor, dy_act: Tensor, filt: Tensor) -> tuple[Tensor, Tensor]:
         return (

@@ -22,6 +22,7 @@ import numpy as np
 from .. import kernel_names as k
 from ..backends.xp_kernels.image import non_max_suppression_impl
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import (
     bool_arg,
@@ -96,7 +97,7 @@ def _pair(value: Any, what: str, op_name: str) -> tuple[int, int]:
     for v in value:
         if not _is_number(v) or not math.isfinite(v) or v % 1 != 0 or v < 0:
             raise InvalidArgumentError(
-                f"Error in {op_name}: {what} must hold non-negative integers, but got {_js(value)}."
+                f"Error in {snake_case(op_name)}: {what} must hold non-negative integers, but got {_js(value)}."
             )
         out.append(int(v))
     return out[0], out[1]
@@ -143,7 +144,7 @@ def _dim0(t: Tensor) -> Any:
 def _check_image_rank(op_name: str, img: Tensor, rank: int = 4) -> None:
     _assert(
         img.rank == rank,
-        f"Error in {op_name}: image must be rank {rank},but got rank {img.rank}.",
+        f"Error in {snake_case(op_name)}: image must be rank {rank}, but got rank {img.rank}.",
         ShapeError,
     )
 
@@ -157,12 +158,12 @@ def _resize(
     half_pixel_centers = bool_arg(half_pixel_centers, op_name, "halfPixelCenters")
     _assert(
         x.rank in (3, 4),
-        f"Error in {op_name}: x must be rank 3 or 4, but got rank {x.rank}.",
+        f"Error in {snake_case(op_name)}: x must be rank 3 or 4, but got rank {x.rank}.",
         ShapeError,
     )
     _assert(
         _length(size) == 2,
-        f"Error in {op_name}: new shape must 2D, but got shape {_js(size)}.",
+        f"Error in {snake_case(op_name)}: new shape must be 2D, but got shape {_js(size)}.",
         ShapeError,
     )
     if kernel == k.RESIZE_NEAREST_NEIGHBOR:
@@ -173,7 +174,7 @@ def _resize(
         )
     _assert(
         not half_pixel_centers or not align_corners,
-        f"Error in {op_name}: If halfPixelCenters is true, alignCorners must be false.",
+        f"Error in {snake_case(op_name)}: If half_pixel_centers is True, align_corners must be False.",
     )
     new_size = _pair(size, "size", op_name)
     batch = x._shape[0] if x.rank == 4 else 1
@@ -267,21 +268,21 @@ def crop_and_resize(
     _check_image_rank("cropAndResize", img)
     _assert(
         bx.rank == 2 and bx._shape[1] == 4,
-        f"Error in cropAndResize: boxes must be have size [{num_boxes},4] but had shape "
+        f"Error in crop_and_resize: boxes must have size [{num_boxes},4] but had shape "
         f"{js_str(bx.shape)}.",
         ShapeError,
     )
     # TF.js prints the boxes' shape here; the box indices' shape is the one that is wrong.
     _assert(
         ind.rank == 1 and ind._shape[0] == num_boxes,
-        f"Error in cropAndResize: boxInd must be have size [{num_boxes}] but had shape "
+        f"Error in crop_and_resize: box_ind must have size [{num_boxes}] but had shape "
         f"{js_str(ind.shape)}.",
         ShapeError,
     )
     n = _length(crop_size)
     _assert(
         n == 2,
-        "Error in cropAndResize: cropSize must be of length 2, but got length "
+        "Error in crop_and_resize: crop_size must be of length 2, but got length "
         f"{'undefined' if n is None else n}.",
     )
     _assert(
@@ -289,13 +290,13 @@ def crop_and_resize(
         and _is_number(crop_size[1])
         and crop_size[0] >= 1
         and crop_size[1] >= 1,
-        f"cropSize must be atleast [1,1], but was {_js(crop_size)}",
+        f"crop_size must be at least [1,1], but was {_js(crop_size)}",
     )
     _assert(
         _mode(method, ("bilinear", "nearest")),
         f"method must be bilinear or nearest, but was {_shown(method)}",
     )
-    crop = _pair(crop_size, "cropSize", "cropAndResize")
+    crop = _pair(crop_size, "crop_size", "cropAndResize")
     checked_shape([num_boxes, *crop, img._shape[3]], "cropAndResize")
     attrs = {
         "method": method,
@@ -351,7 +352,7 @@ def rotate_with_offset(
     if isinstance(center, (list, tuple)):
         if len(center) != 2:
             raise InvalidArgumentError(
-                "Argument 'center' passed to 'rotateWithOffset' must be a number or an array "
+                "Argument 'center' passed to 'rotate_with_offset' must be a number or an array "
                 f"of 2 numbers [x, y], but got {describe(center)}"
             )
         where: Any = tuple(float_arg(v, "rotateWithOffset", "center") for v in center)
@@ -388,7 +389,7 @@ def transform(
     _check_image_rank("transform", img)
     _assert(
         _mode(fill_mode, _FILL_MODES),
-        "Error in transform: fillMode must be one of "
+        "Error in transform: fill_mode must be one of "
         f"{', '.join(repr(m) for m in _FILL_MODES)}, but got {_shown(fill_mode)}",
     )
     _assert(
@@ -398,7 +399,7 @@ def transform(
     )
     _assert(
         output_shape is None or _length(output_shape) == 2,
-        "Error in transform: outputShape must be [height, width] or null, but got "
+        "Error in transform: output_shape must be [height, width] or None, but got "
         f"{_js(output_shape)}.",
         ShapeError,
     )
@@ -437,12 +438,12 @@ def grayscale_to_rgb(image: Any) -> Tensor:
     last = img._shape[-1] if img.rank > 0 else "undefined"
     _assert(
         img.rank >= 2,
-        f"Error in grayscaleToRGB: images must be at least rank 2, but got rank {img.rank}.",
+        f"Error in grayscale_to_rgb: images must be at least rank 2, but got rank {img.rank}.",
         ShapeError,
     )
     _assert(
         last == 1,
-        "Error in grayscaleToRGB: last dimension of a grayscale image should be size 1, but "
+        "Error in grayscale_to_rgb: last dimension of a grayscale image should be size 1, but "
         f"got size {last}.",
         ShapeError,
     )
@@ -513,7 +514,7 @@ def threshold(
     )
     _assert(
         img.dtype in ("int32", "float32"),
-        f"Error in dtype: image dtype must be int32 or float32,but got dtype {img.dtype}.",
+        f"Error in dtype: image dtype must be int32 or float32, but got dtype {img.dtype}.",
         DTypeError,
     )
     _assert(
@@ -568,7 +569,7 @@ def _nms_sanity(
     """TF.js's ``nonMaxSuppSanityCheck``: defaults, ``max_output_size`` capped at the number
     of boxes, and the argument checks (with TF.js's messages where it has them)."""
     max_size = _max_output_size(max_output_size, op_name)
-    iou = _unit_interval(iou_threshold, "iouThreshold", 0.5)
+    iou = _unit_interval(iou_threshold, "iou_threshold", 0.5)
     score = _number(score_threshold, op_name, "scoreThreshold", -math.inf)
     num_boxes = boxes._shape[0] if boxes.rank > 0 else None
     if num_boxes is not None:
@@ -590,7 +591,7 @@ def _nms_sanity(
         f"{scores._shape[0]}",
         ShapeError,
     )
-    sigma = _unit_interval(soft_nms_sigma, "softNmsSigma", 0.0)
+    sigma = _unit_interval(soft_nms_sigma, "soft_nms_sigma", 0.0)
     # A negative count selects nothing, as in TF.js (+Infinity: every box).
     return int(max(0.0, max_size)), iou, score, sigma
 
@@ -601,7 +602,7 @@ def _max_output_size(value: Any, op_name: str) -> float:
     f = real_number(value)
     if f is None or f != f or (math.isfinite(f) and not f.is_integer()):
         raise (ArgumentTypeError if f is None else InvalidArgumentError)(
-            f"Argument 'maxOutputSize' passed to '{op_name}' must be an integer, but got "
+            f"Argument 'max_output_size' passed to '{snake_case(op_name)}' must be an integer, but got "
             f"{describe(value)}"
         )
     return f

@@ -39,16 +39,16 @@ def _band_limit(value: Any, dim: int, what: str, dim_name: str) -> Any:
     if _is_number(value):
         if not math.isfinite(value) or value % 1 != 0:
             raise InvalidArgumentError(
-                f"bandPart(): {what} must be an integer, got {js_str(value)}."
+                f"band_part(): {what} must be an integer, got {js_str(value)}."
             )
         if value > dim:
             raise InvalidArgumentError(
-                f"bandPart(): {what} ({js_str(value)}) must not be greater than the number of "
+                f"band_part(): {what} ({js_str(value)}) must not be greater than the number of "
                 f"{dim_name} ({dim})."
             )
         return convert_to_tensor(dim if value < 0 else value, what, "bandPart")
     if not isinstance(value, Tensor) or value.dtype != INT32:
-        raise DTypeError(f"bandPart(): {what}'s dtype must be an int32.")
+        raise DTypeError(f"band_part(): {what}'s dtype must be an int32.")
     return where(less(value, 0), dim, minimum(value, dim))
 
 
@@ -64,11 +64,11 @@ def band_part(a: Any, num_lower: Any, num_upper: Any) -> Tensor:
 
     a = convert_to_tensor(a, "a", "bandPart")
     if a.rank < 2:
-        raise ShapeError(f"bandPart(): Rank must be at least 2, got {a.rank}.")
+        raise ShapeError(f"band_part(): Rank must be at least 2, got {a.rank}.")
     shape = list(a._shape)
     m, n = shape[-2], shape[-1]
-    lower = _band_limit(num_lower, m, "numLower", "rows")
-    upper = _band_limit(num_upper, n, "numUpper", "columns")
+    lower = _band_limit(num_lower, m, "num_lower", "rows")
+    upper = _band_limit(num_upper, n, "num_upper", "columns")
     i = reshape(range_(0, m, 1, "int32"), [-1, 1])
     j = range_(0, n, 1, "int32")
     ij = sub(i, j)
@@ -90,9 +90,7 @@ def gram_schmidt(xs: Any) -> Any:
     if isinstance(xs, (list, tuple)):
         input_is_2d = False
         if not xs:
-            raise InvalidArgumentError(
-                "Gram-Schmidt process: input must not be null, undefined, or empty"
-            )
+            raise InvalidArgumentError("Gram-Schmidt process: input must not be None or empty")
         vectors = [convert_to_tensor(x, f"xs[{i}]", "gramSchmidt") for i, x in enumerate(xs)]
         dim = vectors[0]._shape[0] if vectors[0].rank else None
         for v in vectors[1:]:

@@ -20,6 +20,7 @@ from ..engine import ENGINE
 from ..engine.recording import custom_grad
 from ..errors import InvalidArgumentError, ShapeError
 from ..kernel_names import losses as kl
+from ..naming import snake_case
 from ..tensor import Tensor
 from ..tensor_util import shape_str
 from ._op import convert_to_tensor, describe, float_arg, op, run_kernel
@@ -64,7 +65,7 @@ def _convert(labels: Any, predictions: Any, weights: Any, names: tuple[str, str]
     w = convert_to_tensor(weights, "weights", op_name) if weights is not None else None
     if a._shape != b._shape:
         raise ShapeError(
-            f"Error in {op_name}:  Shapes {shape_str(a._shape)} and {shape_str(b._shape)} must match"
+            f"Error in {snake_case(op_name)}: shapes [{shape_str(a._shape)}] and [{shape_str(b._shape)}] must match"
         )
     return a, b, w
 
@@ -246,8 +247,8 @@ def _sigmoid_cross_entropy_with_logits(labels: Tensor, logits: Tensor) -> Tensor
     """``max(x, 0) - x * z + log(1 + exp(-|x|))``: the stable form of the logistic loss."""
     if labels._shape != logits._shape:
         raise ShapeError(
-            "Error in sigmoidCrossEntropyWithLogits:  Shapes "
-            f"{shape_str(labels._shape)} and {shape_str(logits._shape)} must match"
+            "Error in sigmoid_cross_entropy_with_logits: shapes "
+            f"[{shape_str(labels._shape)}] and [{shape_str(logits._shape)}] must match"
         )
     max_output = relu(logits)
     output_x_target = mul(logits, labels)

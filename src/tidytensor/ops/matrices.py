@@ -70,7 +70,7 @@ def mat_mul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
     transpose_b = bool_arg(transpose_b, "matMul", "transposeB")
     a, b = make_types_match(a, b)
     if a.dtype == COMPLEX64:
-        raise DTypeError("matMul does not support complex64 tensors in the CPU backend.")
+        raise DTypeError("mat_mul does not support complex64 tensors in the CPU backend.")
     a_shape, b_shape = a._shape, b._shape
     a_rank, b_rank = len(a_shape), len(b_shape)
     inner_a = _dim(a_shape, a_rank - 2 if transpose_a else a_rank - 1)
@@ -78,13 +78,13 @@ def mat_mul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
     assert_and_get_broadcast_shape(a_shape[:-2], b_shape[:-2])
     if inner_a != inner_b:
         raise ShapeError(
-            f"Error in matMul: inner shapes ({_js_dim(inner_a)}) and ({_js_dim(inner_b)}) of Tensors "
-            f"with shapes {js_str(a.shape)} and {js_str(b.shape)} and "
-            f"transposeA={js_str(bool(transpose_a))} and transposeB={js_str(bool(transpose_b))} must match."
+            f"Error in mat_mul: inner shapes ({_js_dim(inner_a)}) and ({_js_dim(inner_b)}) of Tensors "
+            f"with shapes [{js_str(a.shape)}] and [{js_str(b.shape)}] and "
+            f"transpose_a={js_str(bool(transpose_a))} and transpose_b={js_str(bool(transpose_b))} must match."
         )
     if a_rank < 2 or b_rank < 2:
         raise ShapeError(
-            f"Error in matMul: both inputs must have rank >= 2, but got shapes [{js_str(a.shape)}] "
+            f"Error in mat_mul: both inputs must have rank >= 2, but got shapes [{js_str(a.shape)}] "
             f"and [{js_str(b.shape)}]. Reshape vectors to matrices (or use tf.dot)."
         )
     return run_kernel(
@@ -138,7 +138,7 @@ def outer_product(v1: Any, v2: Any) -> Tensor:
     v2 = convert_to_tensor(v2, "v2", "outerProduct")
     if v1.rank != 1 or v2.rank != 1:
         raise ShapeError(
-            f"Error in outerProduct: inputs must be rank 1, but got ranks {v1.rank} and {v2.rank}."
+            f"Error in outer_product: inputs must be rank 1, but got ranks {v1.rank} and {v2.rank}."
         )
     return mat_mul(reshape(v1, [-1, 1]), reshape(v2, [1, -1]))
 

@@ -40,7 +40,7 @@ def moving_average(
     update = mul(sub(x, v), one_minus_decay)
     if bool_arg(zero_debias, "movingAverage", "zeroDebias"):
         if step is None:
-            raise InvalidArgumentError("When using zeroDebias: true, step is required.")
+            raise InvalidArgumentError("When using zero_debias=True, step is required.")
         step = convert_to_tensor(step, "step", "movingAverage")
         update = div(update, sub(one, pow(decay, step)))
     return add(v, update)

@@ -153,7 +153,7 @@ def batch_norm(
 
 def _batch_norm_nd(rank: int, x, mean, variance, offset, scale, variance_epsilon) -> Tensor:
     x, mean, variance, offset, scale = _convert_bn_args(x, mean, variance, offset, scale)
-    where = f"Error in batchNorm{rank}D:"
+    where = f"Error in batch_norm{rank}d:"
     if x.rank != rank:
         raise ShapeError(f"{where} x must be rank {rank} but got rank {x.rank}.")
     for name, t in (("mean", mean), ("variance", variance), ("scale", scale), ("offset", offset)):
@@ -237,12 +237,12 @@ def local_response_normalization(
     x = convert_to_tensor(x, "x", "localResponseNormalization")
     if x.rank not in (3, 4):
         raise ShapeError(
-            f"Error in localResponseNormalization: x must be rank 3 or 4 but got rank {x.rank}."
+            f"Error in local_response_normalization: x must be rank 3 or 4 but got rank {x.rank}."
         )
     if not _is_int(depth_radius):
         raise InvalidArgumentError(
-            "Error in localResponseNormalization: depthRadius must be an integer but got "
-            f"depthRadius {js_str(depth_radius)}."
+            "Error in local_response_normalization: depth_radius must be an integer but got "
+            f"depth_radius {js_str(depth_radius)}."
         )
     depth_radius = int_arg(float(depth_radius), "localResponseNormalization", "depthRadius")
     bias = float_arg(bias, "localResponseNormalization", "bias")
@@ -380,29 +380,29 @@ def sparse_to_dense(
     )
     if sparse_indices.dtype != "int32":
         raise InvalidArgumentError(
-            "tf.sparseToDense() expects the indices to be int32 type, but the dtype was "
+            "tf.sparse_to_dense() expects the indices to be int32 type, but the dtype was "
             f"{sparse_indices.dtype}."
         )
     if sparse_indices.rank > 2:
         raise ShapeError(
-            "sparseIndices should be a scalar, vector, or matrix, but got shape "
+            "sparse_indices should be a scalar, vector, or matrix, but got shape "
             f"{shape_str(sparse_indices._shape)}."
         )
     num_elems = sparse_indices._shape[0] if sparse_indices.rank > 0 else 1
     num_dims = sparse_indices._shape[1] if sparse_indices.rank > 1 else 1
     if len(output_shape) != num_dims:
         raise ShapeError(
-            f"outputShape has incorrect number of elements:, {len(output_shape)}, should be: {num_dims}."
+            f"output_shape has incorrect number of elements:, {len(output_shape)}, should be: {num_dims}."
         )
     if not (
         sparse_values.rank == 0 or (sparse_values.rank == 1 and sparse_values.size == num_elems)
     ):
         raise ShapeError(
-            f"sparseValues has incorrect shape {shape_str(sparse_values._shape)}, "
+            f"sparse_values has incorrect shape {shape_str(sparse_values._shape)}, "
             f"should be [] or [{num_elems}]"
         )
     if sparse_values.dtype != default_value.dtype:
-        raise InvalidArgumentError("sparseValues.dtype must match defaultValues.dtype")
+        raise InvalidArgumentError("sparse_values.dtype must match default_values.dtype")
     return run_kernel(
         k.SPARSE_TO_DENSE,
         (sparse_indices, sparse_values, default_value),

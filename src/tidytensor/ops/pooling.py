@@ -13,6 +13,7 @@ from typing import Any
 from .. import kernel_names as k
 from ..errors import InvalidArgumentError
 from ..geometry.conv import compute_pool2d_info, is_number
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._conv_util import (
     RANK_POOL,
@@ -89,14 +90,14 @@ def max_pool(
 def _check_3d_format(name: str, data_format: str) -> None:
     check(
         data_format == "NDHWC",
-        f"Error in {name}: Only NDHWC is currently supported, but got dataFormat of {data_format}",
+        f"Error in {name}: Only NDHWC is currently supported, but got data_format of {data_format}",
         InvalidArgumentError,
     )
 
 
 def _need(value: Any, name: str, op_name: str) -> None:
     if value is None:
-        raise InvalidArgumentError(f"Error in {op_name}: {name} is required")
+        raise InvalidArgumentError(f"Error in {snake_case(op_name)}: {name} is required")
 
 
 @op
@@ -125,7 +126,7 @@ def avg_pool3d(
     )
     check(
         ok,
-        f"Error in avgPool3d: Stride must be > 0, but got '{js_str(strides)}'",
+        f"Error in avg_pool3d: Stride must be > 0, but got '{js_str(strides)}'",
         InvalidArgumentError,
     )
     check_pad_on_dim_rounding_mode("avgPool3d", pad, dim_rounding_mode)
@@ -242,7 +243,7 @@ def pool(
     check_rank("pool", "input", x4.rank, 4, RANK_POOL)
     if not isinstance(pooling_type, str):
         raise InvalidArgumentError(
-            f"Error in pool: poolingType must be 'avg' or 'max', but got {describe(pooling_type)}"
+            f"Error in pool: pooling_type must be 'avg' or 'max', but got {describe(pooling_type)}"
         )
     check_pad_type("pool", pad)
     check_sizes(

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import kernel_names as k
 from ..errors import ArgumentTypeError
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import convert_to_tensor, describe, op, run_kernel
 from .sparse import Record
@@ -36,7 +37,7 @@ class RaggedRangeResult(Record):
 def _tensor_list(tensors: Any, op_name: str, what: str) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise ArgumentTypeError(
-            f"{what} passed to '{op_name}' must be a list of tensors, but got "
+            f"{snake_case(what)} passed to '{snake_case(op_name)}' must be a list of tensors, but got "
             f"{type(tensors).__name__}"
         )
     return [convert_to_tensor(t, f"tensors{i}", op_name, "int32") for i, t in enumerate(tensors)]
@@ -109,7 +110,7 @@ def ragged_tensor_to_tensor(
         isinstance(t, str) for t in row_partition_types
     ):
         raise ArgumentTypeError(
-            f"Argument 'rowPartitionTypes' passed to '{name}' must be a list of strings, but "
+            f"Argument 'row_partition_types' passed to '{snake_case(name)}' must be a list of strings, but "
             f"got {describe(row_partition_types)}"
         )
     types = list(row_partition_types)

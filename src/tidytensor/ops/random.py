@@ -138,7 +138,7 @@ def random_gamma(
     # alpha 0 draws zeros, as in TF.js (u ** (1 / 0)); a negative, -0, infinite or NaN alpha
     # makes NaNs or meaningless values there, so it is refused here.
     if not (0 < alpha < math.inf or (alpha == 0 and math.copysign(1, alpha) > 0)):
-        raise InvalidArgumentError(f"randomGamma() needs alpha >= 0, but got {alpha}")
+        raise InvalidArgumentError(f"random_gamma() needs alpha >= 0, but got {alpha}")
     check_host_allocation(ENGINE, shape, dtype, "random_gamma")
     res = buffer(shape, dtype)
     take = random_engines.gamma_sampler(alpha, beta, dtype, seed)
@@ -169,7 +169,7 @@ def multinomial(
     n = float_arg(num_samples, "multinomial", "numSamples")
     if not n.is_integer() or n < 0:
         raise InvalidArgumentError(
-            f"multinomial() needs a non-negative integer numSamples, but got {num_samples}"
+            f"multinomial() needs a non-negative integer num_samples, but got {num_samples}"
         )
     num_samples = int_arg(n, "multinomial", "numSamples")
     if num_samples * max(num_outcomes, 1) > 2**31 - 1:
@@ -203,7 +203,7 @@ def rand(shape: Any, rand_function: Callable[[], Any], dtype: str | None = None)
     res = buffer(shape, dtype or FLOAT32)
     if res.size and not callable(rand_function):  # TF.js calls it once per element only
         raise ArgumentTypeError(
-            f"Argument 'randFunction' passed to 'rand' must be a function, but got "
+            f"Argument 'rand_function' passed to 'rand' must be a function, but got "
             f"{type(rand_function).__name__}"
         )
     values = [_number(rand_function()) for _ in range(res.size)]

@@ -12,6 +12,7 @@ from .. import kernel_names as k
 from ..dtypes import BOOL, COMPLEX64, INT32
 from ..errors import DTypeError, InvalidArgumentError, ShapeError
 from ..geometry.axes import keep_dims_shape
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import (
     MAX_DIM,
@@ -59,7 +60,9 @@ def expand_shape_to_keep_dim(shape: tuple[int, ...] | list[int], axes: list[int]
 
 def _not_complex(x: Tensor, op_name: str) -> None:
     if x.dtype == COMPLEX64:
-        raise DTypeError(f"{op_name} does not support complex64 tensors in the CPU backend.")
+        raise DTypeError(
+            f"{snake_case(op_name)} does not support complex64 tensors in the CPU backend."
+        )
 
 
 def _reduce(
@@ -189,7 +192,7 @@ def _arg_axis(x: Tensor, axis: Any, op_name: str) -> int:
         return axes[0]
     got = "" if not axes else str(rank - len(axes))
     raise InvalidArgumentError(
-        f"{op_name} supports only inner-most axes for now. Got axes {got} and rank-{rank} input."
+        f"{snake_case(op_name)} supports only inner-most axes for now. Got axes {got} and rank-{rank} input."
     )
 
 
@@ -221,14 +224,14 @@ def arg_min(x: Any, axis: int = 0) -> Tensor:
 def _check_size(size: Any, op_name: str) -> int:
     if not _is_int(size):
         raise InvalidArgumentError(
-            f"Error in {op_name}: size must be an integer, but got {js_str(size)}."
+            f"Error in {snake_case(op_name)}: size must be an integer, but got {js_str(size)}."
         )
     size = int(real_number(size))  # type: ignore[arg-type]
     if size < 0:
         raise InvalidArgumentError(f"size must be non-negative, but got {size}.")
     if size > MAX_DIM:
         raise InvalidArgumentError(
-            f"Error in {op_name}: size must be at most {MAX_DIM} (TF.js's int32 sizes), but got "
+            f"Error in {snake_case(op_name)}: size must be at most {MAX_DIM} (TF.js's int32 sizes), but got "
             f"{size}."
         )
     return size
@@ -266,22 +269,22 @@ def dense_bincount(x: Any, weights: Any, size: int, binary_output: bool = False)
     x = convert_to_tensor(x, "x", "denseBincount")
     weights = convert_to_tensor(weights, "weights", "denseBincount")
     if x.dtype != INT32:
-        raise DTypeError(f"Error in denseBincount: input dtype must be int32, but got {x.dtype}")
+        raise DTypeError(f"Error in dense_bincount: input dtype must be int32, but got {x.dtype}")
     if x.rank > 2:
         raise ShapeError(
-            f"Error in denseBincount: input must be at most rank 2, but got rank {x.rank}."
+            f"Error in dense_bincount: input must be at most rank 2, but got rank {x.rank}."
         )
     size = _check_size(size, "denseBincount")
     if weights.size != x.size and weights.size != 0:
         raise ShapeError(
-            "Error in denseBincount: weights must have the same shape as x or 0-length, but got "
+            "Error in dense_bincount: weights must have the same shape as x or 0-length, but got "
             f"x shape: {js_str(x.shape)}, weights shape: {js_str(weights.shape)}."
         )
     if x.rank == 0:
-        raise ShapeError("Error in denseBincount: input must be at most rank 2, but got rank0.")
+        raise ShapeError("Error in dense_bincount: input must be at most rank 2, but got rank 0.")
     if x.rank == 2 and weights.size != 0 and weights._shape != x._shape:
         raise ShapeError(
-            "Error in denseBincount: weights must have the same shape as x or 0-length, but got "
+            "Error in dense_bincount: weights must have the same shape as x or 0-length, but got "
             f"x shape: {js_str(x.shape)}, weights shape: {js_str(weights.shape)}."
         )
     binary = bool_arg(binary_output, "denseBincount", "binaryOutput")

@@ -49,7 +49,7 @@ def basic_lstm_cell(
     batch_size, width = res._shape[0], res._shape[1]
     if width % 4:
         raise ShapeError(
-            "Error in basicLSTMCell: the kernel's output width must be a multiple of 4 (the "
+            "Error in basic_lstm_cell: the kernel's output width must be a multiple of 4 (the "
             f"four gates), but got {width}"
         )
     cols = width // 4
@@ -84,11 +84,11 @@ def multi_rnn_cell(
     hs = convert_to_tensor_array(h, "h", "multiRNNCell")
     if not isinstance(lstm_cells, (list, tuple)) or not all(callable(f) for f in lstm_cells):
         raise ArgumentTypeError(
-            "Error in multiRNNCell: lstmCells must be a list of functions (data, c, h) -> [c, h]"
+            "Error in multi_rnn_cell: lstm_cells must be a list of functions (data, c, h) -> [c, h]"
         )
     if len(cs) < len(lstm_cells) or len(hs) < len(lstm_cells):
         raise ShapeError(
-            f"Error in multiRNNCell: got {len(lstm_cells)} cells but {len(cs)} c and {len(hs)} h "
+            f"Error in multi_rnn_cell: got {len(lstm_cells)} cells but {len(cs)} c and {len(hs)} h "
             "states; each cell needs one of each"
         )
     inp = data

@@ -7,6 +7,7 @@ from typing import Any
 from .. import kernel_names as k
 from ..dtypes import COMPLEX64
 from ..errors import DTypeError, InvalidArgumentError
+from ..naming import snake_case
 from ..tensor import Tensor
 from ._op import _is_int, bool_arg, convert_to_tensor, js_str, op, run_kernel
 
@@ -16,14 +17,16 @@ __all__ = ["cumprod", "cumsum"]
 def _scan(kernel: str, x: Any, axis: Any, exclusive: bool, reverse: bool, op_name: str) -> Tensor:
     x = convert_to_tensor(x, "x", op_name)
     if x.dtype == COMPLEX64:
-        raise DTypeError(f"{op_name} does not support complex64 tensors in the CPU backend.")
+        raise DTypeError(
+            f"{snake_case(op_name)} does not support complex64 tensors in the CPU backend."
+        )
     rank = x.rank
     if rank > 0:
         # TF.js does not check the axis (a negative or too-large one gives a malformed
         # tensor); here negatives count from the end and anything else is an error.
         if not _is_int(axis) or not -rank <= int(axis) < rank:
             raise InvalidArgumentError(
-                f"Error in {op_name}: axis must be an integer in [-{rank}, {rank}), but got "
+                f"Error in {snake_case(op_name)}: axis must be an integer in [-{rank}, {rank}), but got "
                 f"{js_str(axis)}"
             )
         axis = int(axis) % rank

@@ -28,28 +28,28 @@ def unsorted_segment_sum(x: Any, segment_ids: Any, num_segments: int) -> Tensor:
     x = convert_to_tensor(x, "x", "unsortedSegmentSum")
     segment_ids = convert_to_tensor(segment_ids, "segmentIds", "unsortedSegmentSum", INT32)
     if not _is_int(num_segments):
-        raise InvalidArgumentError("numSegments must be of dtype int")
+        raise InvalidArgumentError("num_segments must be of dtype int")
     num_segments = int(num_segments)
     if num_segments <= 0:
         # TF.js fails inside its kernel here (it stacks an empty list).
         raise InvalidArgumentError(
-            f"Error in unsortedSegmentSum: numSegments must be positive, but got {num_segments}"
+            f"Error in unsorted_segment_sum: num_segments must be positive, but got {num_segments}"
         )
     if x.dtype == COMPLEX64:
         raise DTypeError(
-            "unsortedSegmentSum does not support complex64 tensors in the CPU backend."
+            "unsorted_segment_sum does not support complex64 tensors in the CPU backend."
         )
     ids_shape = segment_ids._shape + (1,) * max(0, x.rank - segment_ids.rank)
     shape = assert_and_get_broadcast_shape(ids_shape, x._shape)
     slice_size = math.prod(shape[segment_ids.rank :]) if shape else 1
     if num_segments * slice_size > MAX_DIM:
         raise InvalidArgumentError(
-            f"Error in unsortedSegmentSum: numSegments {num_segments} would make "
+            f"Error in unsorted_segment_sum: num_segments {num_segments} would make "
             f"{num_segments * slice_size} values, but at most {MAX_DIM} are supported"
         )
     if not shape:
         raise ShapeError(
-            "Error in unsortedSegmentSum: x and segmentIds are scalars, but the segments are "
+            "Error in unsorted_segment_sum: x and segment_ids are scalars, but the segments are "
             "summed over axis 0 (All values in axis param must be in range [-0, 0) but got axis 0)"
         )
     return run_kernel(k.UNSORTED_SEGMENT_SUM, (x, segment_ids), {"num_segments": num_segments})

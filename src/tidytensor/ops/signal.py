@@ -67,8 +67,8 @@ def frame(
     size = x.size
     if frame_step == 0 and (frame_length <= size or (pad_end and size > 0)):
         raise InvalidArgumentError(
-            f"frame: frameStep 0 with frameLength {frame_length} on a signal of {size} values "
-            "would make frames forever (TF.js never returns); pass frameStep >= 1"
+            f"frame: frame_step 0 with frame_length {frame_length} on a signal of {size} values "
+            "would make frames forever (TF.js never returns); pass frame_step >= 1"
         )
     start = 0
     frames = []
@@ -106,7 +106,7 @@ def stft(
         fft_length = enclosing_power_of_two(frame_length)
     if not callable(window_fn):
         raise ArgumentTypeError(
-            f"Argument 'windowFn' passed to 'stft' must be a function, but got "
+            f"Argument 'window_fn' passed to 'stft' must be a function, but got "
             f"{describe(window_fn)}"
         )
     framed = frame(signal, frame_length, frame_step)

@@ -29,7 +29,7 @@ def enclosing_power_of_two(value: Any) -> float | int:
     v = real_number(value)
     if v is None:
         raise ArgumentTypeError(
-            f"Argument 'value' passed to 'enclosingPowerOfTwo' must be a number, but got "
+            f"Argument 'value' passed to 'enclosing_power_of_two' must be a number, but got "
             f"{describe(value)}"
         )
     if math.isnan(v) or v < 0:
@@ -63,7 +63,7 @@ def cosine_window(window_length: int, a: float, b: float) -> Tensor:
     ):
         raise InvalidArgumentError(
             f"Invalid typed array length: {describe(n)} (the window length passed to "
-            "cosineWindow must be a non-negative number)"
+            "cosine_window must be a non-negative number)"
         )
     size = math.trunc(n)
     if float(n).is_integer():

@@ -16,6 +16,7 @@ from ..errors import (
     ShapeError,
     TensorIndexError,
 )
+from ..naming import snake_case
 from ..tensor import Tensor
 from ..tensor_util import scalar_tensor
 from ._op import (
@@ -161,7 +162,7 @@ def _split_sizes(dim: int, num_or_size_splits: Any) -> list[int]:
         num_or_size_splits, "ndim"
     ):
         raise ArgumentTypeError(
-            "Argument 'numOrSizeSplits' passed to 'split' must be a number or an array of "
+            "Argument 'num_or_size_splits' passed to 'split' must be a number or an array of "
             f"numbers, but got {describe(num_or_size_splits)}"
         )
     sizes = int_list_arg(num_or_size_splits, "split", "numOrSizeSplits", minimum=-1)
@@ -365,11 +366,11 @@ def _validate_scatter(updates: Tensor, indices: Tensor, shape: list[int]) -> Non
     """TF.js's ``scatter_nd_util.validateInput``."""
     if indices.rank < 1:
         raise ShapeError(
-            f"tf.scatterND() expects the indices to be rank 1 or higher, but the rank was {indices.rank}."
+            f"tf.scatter_nd() expects the indices to be rank 1 or higher, but the rank was {indices.rank}."
         )
     if updates.rank < 1:
         raise ShapeError(
-            f"tf.scatterND() expects the updates to be rank 1 or higher, but the rank was {updates.rank}."
+            f"tf.scatter_nd() expects the updates to be rank 1 or higher, but the rank was {updates.rank}."
         )
     if indices.dtype != "int32":
         raise DTypeError(f"The dtype of 'indices' should be int32, but got dtype: {indices.dtype}")
@@ -379,9 +380,9 @@ def _validate_scatter(updates: Tensor, indices: Tensor, shape: list[int]) -> Non
     slice_dim = i_shape[-1] if indices.rank > 1 else 1
     batch_dim = indices.rank - 1 if indices.rank > 1 else 1
     prefix = (
-        "Must have updates.shape = indices.shape[:batchDim] + shape[sliceDim:], got updates.shape: "
-        f"{_js(u_shape)}, indices.shape: {_js(i_shape)}, shape: {_js(shape)}, sliceDim: {slice_dim}, "
-        f"and batchDim: {batch_dim}."
+        "Must have updates.shape = indices.shape[:batch_dim] + shape[slice_dim:], got updates.shape: "
+        f"{_js(u_shape)}, indices.shape: {_js(i_shape)}, shape: {_js(shape)}, slice_dim: {slice_dim}, "
+        f"and batch_dim: {batch_dim}."
     )
     if updates.rank < batch_dim:
         raise ShapeError(prefix + f" update.rank < {batch_dim}. ")
@@ -467,7 +468,7 @@ def meshgrid(x: Any = None, y: Any = None, indexing: Any = "xy") -> list[Tensor]
     for name, v in (("x", x), ("y", y)):
         if isinstance(v, Tensor) and v.dtype in ("string", "complex64"):
             raise DTypeError(
-                f"Argument '{name}' passed to 'meshgrid' must be a float32, int32 or bool "
+                f"Argument '{snake_case(name)}' passed to 'meshgrid' must be a float32, int32 or bool "
                 f"tensor, but got {describe(v)}"
             )
     tx = convert_to_tensor(x, "x", "meshgrid", x.dtype if isinstance(x, Tensor) else "float32")

@@ -100,7 +100,7 @@ def rfft(input: Any, fft_length: int | None = None) -> Tensor:  # noqa: A002 - T
         or not 1 <= fft_length <= MAX_DIM
     ):
         raise InvalidArgumentError(
-            f"fftLength passed to tf.spectral.rfft() must be a positive integer, but got "
+            f"fft_length passed to tf.spectral.rfft() must be a positive integer, but got "
             f"{fft_length}"
         )
     inner, batch = _inner(x)

@@ -10,6 +10,7 @@ import numpy as np
 from .. import kernel_names as k
 from ..dtypes import DTYPES, STRING, upcast_type
 from ..errors import ArgumentTypeError, DTypeError, InvalidArgumentError, ShapeError
+from ..naming import snake_case
 from ..tensor import Tensor
 from ..tensor_util import make_tensor
 from ._op import (
@@ -85,7 +86,7 @@ def _ints(values: Any, what: str, op_name: str) -> list[int]:
     out = None if not isinstance(items, list) else [int_value(v) for v in items]
     if out is None or any(v is None for v in out):
         raise InvalidArgumentError(
-            f"{op_name}: {what} must be a list of integers, got {describe(values)}"
+            f"{snake_case(op_name)}: {what} must be a list of integers, got {describe(values)}"
         )
     return out  # type: ignore[return-value]
 
@@ -103,7 +104,7 @@ def _pairs(paddings: Any, op_name: str) -> list[list[int]]:
             out = None
     if out is None:
         raise InvalidArgumentError(
-            f"{op_name}: paddings must be a list of [before, after] integer pairs, got "
+            f"{snake_case(op_name)}: paddings must be a list of [before, after] integer pairs, got "
             f"{describe(paddings)}"
         )
     return out  # type: ignore[return-value]
@@ -144,22 +145,28 @@ def infer_from_implicit_shape(shape: Any, size: int) -> tuple[int, ...]:
         elif d == -1:
             if implicit != -1:
                 raise ShapeError(
-                    f"Shapes can only have 1 implicit size. Found -1 at dim {implicit} and dim {i}"
+                    f"reshape: shapes can only have 1 implicit size. Found -1 at dim {implicit} "
+                    f"and dim {i} of [{_js(shape)}]"
                 )
             implicit = i
         elif d < 0:
-            raise ShapeError(f"Shapes can not be < 0. Found {_js(d)} at dim {i}")
+            raise ShapeError(f"reshape: shapes can not be < 0. Found {_js(d)} at dim {i}")
     if implicit == -1:
         if size > 0 and prod != size:
-            raise ShapeError(f"Size({size}) must match the product of shape {_js(shape)}")
+            raise ShapeError(
+                f"reshape: the tensor has {size} elements, but the new shape [{_js(shape)}] has "
+                f"{_js(prod)}; the element counts must match (one dimension may be -1, inferred)"
+            )
         return tuple(shape)
     if prod == 0:
         raise ShapeError(
-            f"Cannot infer the missing size in [{_js(shape)}] when there are 0 elements"
+            f"reshape: cannot infer the missing size in [{_js(shape)}] when there are 0 elements"
         )
     if size % prod != 0:
         raise ShapeError(
-            f"The implicit shape can't be a fractional number. Got {size} / {_js(prod)}"
+            f"reshape: the tensor has {size} elements, which the known dimensions of "
+            f"[{_js(shape)}] (product {_js(prod)}) do not divide: the implicit (-1) dimension "
+            "can't be a fractional number"
         )
     shape[implicit] = size // prod
     return tuple(shape)
@@ -196,7 +203,7 @@ def reshape(x: Any, shape: Any) -> Tensor:
     new_size = math.prod(new_shape)
     if new_size != x.size:
         raise ShapeError(
-            f"The new shape ({_js(new_shape)}) has {_js(new_size)} elements and the old shape "
+            f"reshape: the new shape ({_js(new_shape)}) has {_js(new_size)} elements and the old shape "
             f"({_js(x._shape)}) has {x.size} elements. The new shape and old shape must have "
             "the same number of elements."
         )
@@ -306,7 +313,7 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
     shape_list = [int(d) for d in shape_list]
     checked_shape(shape_list, "broadcastTo")
     if len(shape_list) < t.rank:
-        raise ShapeError(f"broadcastTo(): shape.length={len(shape_list)} < input.rank={t.rank}.")
+        raise ShapeError(f"broadcast_to(): shape.length={len(shape_list)} < input.rank={t.rank}.")
     if len(shape_list) > t.rank:
         t = reshape(t, [1] * (len(shape_list) - t.rank) + list(t._shape))
     reps = list(shape_list)
@@ -315,7 +322,7 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
             reps[i] = 1
         elif t._shape[i] != 1:
             raise ShapeError(
-                f"broadcastTo(): [{_js(x_shape)}] cannot be broadcast to [{_js(shape_list)}]."
+                f"broadcast_to(): [{_js(x_shape)}] cannot be broadcast to [{_js(shape_list)}]."
             )
     if not any(n > 1 for n in reps):
         return clone(t)
@@ -333,11 +340,11 @@ def broadcast_args(s0: Any, s1: Any) -> Tensor:
     b = convert_to_tensor(s1, "s1", "broadcastArgs", "int32")
     if a.rank != 1:
         raise ShapeError(
-            f"broadcastArgs(): first input must be a vector (rank=1). Has rank {a.rank}"
+            f"broadcast_args(): first input must be a vector (rank=1). Has rank {a.rank}"
         )
     if b.rank != 1:
         raise ShapeError(
-            f"broadcastArgs(): second input must be a vector (rank=1). Has rank {b.rank}"
+            f"broadcast_args(): second input must be a vector (rank=1). Has rank {b.rank}"
         )
     return run_kernel(k.BROADCAST_ARGS, (a, b))
 
@@ -425,7 +432,9 @@ def mirror_pad(x: Any, paddings: Any, mode: str) -> Tensor:
         )
     t = convert_to_tensor(x, "x", "mirrorPad")
     if t.rank == 0:
-        raise InvalidArgumentError("mirrorPad(scalar) is not defined. Pass non-scalar to mirrorPad")
+        raise InvalidArgumentError(
+            "mirror_pad(scalar) is not defined. Pass non-scalar to mirror_pad"
+        )
     pairs = _pairs(paddings, "mirrorPad")
     if len(pairs) != t.rank:
         raise InvalidArgumentError(
@@ -456,30 +465,30 @@ def batch_to_space_nd(x: Any, block_shape: Any, crops: Any) -> Tensor:
     block = _ints(block_shape, "blockShape", "batchToSpaceND")
     crops_ = _pairs(crops, "batchToSpaceND")
     if not block:
-        raise InvalidArgumentError("batchToSpaceND: blockShape must not be empty")
+        raise InvalidArgumentError("batch_to_space_nd: block_shape must not be empty")
     prod = math.prod(block)
     if t.rank < 1 + len(block):
         raise ShapeError(
-            f"input rank is {t.rank} but should be > than blockShape.length {len(block)}"
+            f"input rank is {t.rank} but should be > than block_shape.length {len(block)}"
         )
     if len(crops_) != len(block):
         raise InvalidArgumentError(
-            f"crops.length is {len(crops_)} but should be equal to blockShape.length  {len(block)}"
+            f"crops.length is {len(crops_)} but should be equal to block_shape.length  {len(block)}"
         )
     if prod == 0 or t._shape[0] % prod != 0:
         raise ShapeError(
             f"input tensor batch is {t._shape[0]} but is not divisible by the product of the "
-            f"elements of blockShape {' * '.join(map(str, block))} === {prod}"
+            f"elements of block_shape {' * '.join(map(str, block))} === {prod}"
         )
     if any(b <= 0 for b in block):
         raise InvalidArgumentError(
-            f"batchToSpaceND: blockShape must hold positive integers, got {_js(block)}"
+            f"batch_to_space_nd: block_shape must hold positive integers, got {_js(block)}"
         )
     for i, crop in enumerate(crops_):
         c0, c1 = crop if len(crop) == 2 else (-1, -1)
         if c0 < 0 or c1 < 0 or c0 + c1 > t._shape[i + 1] * block[i]:
             raise InvalidArgumentError(
-                f"batchToSpaceND: crops[{i}] = [{_js(crop)}] must be non-negative and at most "
+                f"batch_to_space_nd: crops[{i}] = [{_js(crop)}] must be non-negative and at most "
                 f"{t._shape[i + 1] * block[i]} in total"
             )
     return run_kernel(k.BATCH_TO_SPACE_ND, (t,), {"block_shape": block, "crops": crops_})
@@ -496,10 +505,10 @@ def space_to_batch_nd(x: Any, block_shape: Any, paddings: Any) -> Tensor:
     block = _ints(block_shape, "blockShape", "spaceToBatchND")
     pads = _pairs(paddings, "spaceToBatchND")
     if t.rank < 1 + len(block):
-        raise ShapeError(f"input rank {t.rank} should be > than [blockShape] {len(block)}")
+        raise ShapeError(f"input rank {t.rank} should be > than [block_shape] {len(block)}")
     if len(pads) != len(block):
         raise InvalidArgumentError(
-            f"paddings.shape[0] {len(pads)} must be equal to [blockShape] {len(block)}"
+            f"paddings.shape[0] {len(pads)} must be equal to [block_shape] {len(block)}"
         )
     if (
         any(b <= 0 for b in block)
@@ -510,10 +519,10 @@ def space_to_batch_nd(x: Any, block_shape: Any, paddings: Any) -> Tensor:
     ):
         raise ShapeError(
             f"input spatial dimensions {_js(t._shape[1:])} with paddings {_js(pads)} must be "
-            f"divisible by blockShapes {_js(block)}"
+            f"divisible by block_shapes {_js(block)}"
         )
     if any(p < 0 for pair in pads for p in pair):
-        raise InvalidArgumentError(f"spaceToBatchND: paddings must be non-negative, got {pads}")
+        raise InvalidArgumentError(f"space_to_batch_nd: paddings must be non-negative, got {pads}")
     padded = [[0, 0], *pads]
     _padded_shape(t._shape, padded + [[0, 0]] * (t.rank - len(padded)), "spaceToBatchND")
     return run_kernel(k.SPACE_TO_BATCH_ND, (t,), {"block_shape": block, "paddings": pads})
@@ -535,19 +544,19 @@ def depth_to_space(x: Any, block_size: int, data_format: str = "NHWC") -> Tensor
     if size is None or not size > 1:
         shown = js_str(block_size) if isinstance(block_size, (int, float, str)) else None
         raise InvalidArgumentError(
-            "blockSize should be > 1 for depthToSpace, but was: "
+            "block_size should be > 1 for depth_to_space, but was: "
             f"{shown if shown is not None else describe(block_size)}"
         )
     if depth is None or depth % (size * size) != 0:
         raise ShapeError(
             f"Dimension size must be evenly divisible by {js_str(size * size)} but is "
-            f"{'undefined' if depth is None else depth} for depthToSpace with input shape {_js(t._shape)}"
+            f"{'undefined' if depth is None else depth} for depth_to_space with input shape {_js(t._shape)}"
         )
     if t.rank != 4 or height is None or width is None:
-        raise ShapeError(f"depthToSpace: input must be rank 4, got shape [{_js(t._shape)}]")
+        raise ShapeError(f"depth_to_space: input must be rank 4, got shape [{_js(t._shape)}]")
     if not math.isfinite(size) or not size.is_integer():
         raise InvalidArgumentError(
-            f"blockSize should be an integer for depthToSpace, but was: {js_str(size)}"
+            f"block_size should be an integer for depth_to_space, but was: {js_str(size)}"
         )
     return run_kernel(k.DEPTH_TO_SPACE, (t,), {"block_size": int(size), "data_format": data_format})
 

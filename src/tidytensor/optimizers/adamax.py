@@ -121,10 +121,10 @@ class AdamaxOptimizer(Optimizer):
         dispose([v.variable for v in self.accumulated_weighted_inf_norm])
 
     def get_weights(self) -> list[dict[str, Any]]:
-        raise TidyTensorError("getWeights() is not implemented for Adamax yet.")
+        raise TidyTensorError("get_weights() is not implemented for Adamax yet.")
 
     def set_weights(self, weight_values: list[dict[str, Any]]) -> None:
-        raise TidyTensorError("setWeights() is not implemented for Adamax yet.")
+        raise TidyTensorError("set_weights() is not implemented for Adamax yet.")
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -16,6 +16,7 @@ from ..autodiff import VariableGrads, variable_grads
 from ..engine import ENGINE
 from ..engine.atomic_update import AtomicUpdate, atomic_update
 from ..errors import ArgumentTypeError, InvalidArgumentError, TidyTensorError
+from ..naming import snake_case
 from ..ops.creation import scalar
 from ..scopes import dispose, tidy
 from ..tensor import Tensor, Variable
@@ -75,7 +76,7 @@ def check_number(value: Any, name: str, class_name: str) -> None:
     """Hyperparameters must be real numbers (a clear error instead of a failure mid-step)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ArgumentTypeError(
-            f"{name} for {class_name} must be a number, but got {value!r} ({type(value).__name__})"
+            f"{snake_case(name)} for {class_name} must be a number, but got {value!r} ({type(value).__name__})"
         )
 
 
@@ -182,13 +183,13 @@ class Optimizer(metaclass=_OptimizerMeta):
     def get_weights(self) -> list[dict[str, Any]]:
         """``[{'name': 'iter', 'tensor': ...}, {'name': '<var>/<slot>', 'tensor': ...}, ...]``:
         the iteration count (a new int32 scalar) then the state variables themselves."""
-        raise TidyTensorError("getWeights() is not implemented for this optimizer yet.")
+        raise TidyTensorError("get_weights() is not implemented for this optimizer yet.")
 
     def set_weights(self, weight_values: list[dict[str, Any]]) -> None:
         """Restores ``get_weights()``'s list: ``iter`` first, then the state, in the same order.
         Each state tensor becomes a new non-trainable variable sharing its buffer."""
         raise TidyTensorError(
-            f"setWeights() is not implemented for this optimizer class {self.get_class_name()}"
+            f"set_weights() is not implemented for this optimizer class {self.get_class_name()}"
         )
 
     def extract_iterations(self, weight_values: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -208,7 +209,7 @@ class Optimizer(metaclass=_OptimizerMeta):
         state = weight_values[1:]
         if len(state) % slots != 0:
             raise InvalidArgumentError(
-                f"setWeights() of {class_name} expects 'iter' followed by {slots} state tensors "
+                f"set_weights() of {class_name} expects 'iter' followed by {slots} state tensors "
                 f"per variable, but got {len(state)} state tensors (not a multiple of {slots})"
             )
         self.extract_iterations(weight_values)
@@ -264,18 +265,18 @@ def _camel_keys(config: dict[str, Any]) -> dict[str, Any]:
 def _check_weight_list(weight_values: Any, class_name: str) -> list[dict[str, Any]]:
     if not isinstance(weight_values, (list, tuple)):
         raise ArgumentTypeError(
-            f"setWeights() of {class_name} expects a list of {{'name': ..., 'tensor': ...}} dicts, "
+            f"set_weights() of {class_name} expects a list of {{'name': ..., 'tensor': ...}} dicts, "
             f"but got {type(weight_values).__name__}"
         )
     for i, w in enumerate(weight_values):
         if not isinstance(w, dict) or "name" not in w or not isinstance(w.get("tensor"), Tensor):
             raise ArgumentTypeError(
-                f"setWeights() of {class_name}: entry {i} must be a dict with 'name' and a "
+                f"set_weights() of {class_name}: entry {i} must be a dict with 'name' and a "
                 f"'tensor' Tensor, but got {w!r}"
             )
     if not weight_values:
         raise InvalidArgumentError(
-            f"setWeights() of {class_name} expects the 'iter' weight first, but got an empty list"
+            f"set_weights() of {class_name} expects the 'iter' weight first, but got an empty list"
         )
     return list(weight_values)
 
@@ -292,25 +293,25 @@ def gradient_names(variable_gradients: Any, class_name: str) -> list[str]:
         for i, item in enumerate(variable_gradients):
             if not isinstance(item, dict) or "name" not in item:
                 raise ArgumentTypeError(
-                    f"applyGradients() of {class_name}: entry {i} must be a dict with 'name' and "
+                    f"apply_gradients() of {class_name}: entry {i} must be a dict with 'name' and "
                     f"'tensor', but got {item!r}"
                 )
             names.append(item["name"])
             grads.append(item.get("tensor"))
     else:
         raise ArgumentTypeError(
-            f"applyGradients() of {class_name} expects a dict {{name: tensor}} or a list of "
+            f"apply_gradients() of {class_name} expects a dict {{name: tensor}} or a list of "
             f"{{'name': ..., 'tensor': ...}} dicts, but got {type(variable_gradients).__name__}"
         )
     registered = ENGINE.state.registered_variables
     for name, g in zip(names, grads, strict=True):
         if name not in registered:
             raise InvalidArgumentError(
-                f"applyGradients() of {class_name}: no variable named {name!r} is registered"
+                f"apply_gradients() of {class_name}: no variable named {name!r} is registered"
             )
         if g is not None and not isinstance(g, Tensor):
             raise ArgumentTypeError(
-                f"applyGradients() of {class_name}: the gradient of {name!r} must be a Tensor or "
+                f"apply_gradients() of {class_name}: the gradient of {name!r} must be a Tensor or "
                 f"None, but got {type(g).__name__}"
             )
     return names

@@ -40,7 +40,7 @@ class RMSPropOptimizer(Optimizer):
         centered: bool = False,
     ):
         if learning_rate is None:
-            raise InvalidArgumentError("learningRate for RMSPropOptimizer must be defined.")
+            raise InvalidArgumentError("learning_rate for RMSPropOptimizer must be defined.")
         for name, number in (
             ("learningRate", learning_rate),
             ("decay", decay),

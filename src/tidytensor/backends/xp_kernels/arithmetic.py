@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ... import kernel_names as k
 from ...errors import DTypeError
+from ...naming import snake_case
 from ..xp_compat import errstate
 
 _TWO31 = 2147483648.0
@@ -22,7 +23,9 @@ _TWO32 = 4294967296.0
 
 def complex_error(name: str) -> DTypeError:
     """TF.js's CPU ``assertNotComplex`` error for the kernel (or op) ``name``."""
-    return DTypeError(f"{name} does not support complex64 tensors in the CPU backend.")
+    # An op's name (``batchNorm``) in the user's snake_case; a kernel's (``RealDiv``) as is.
+    shown = snake_case(name) if name[:1].islower() else name
+    return DTypeError(f"{shown} does not support complex64 tensors in the CPU backend.")
 
 
 def to_int32(v, xp):

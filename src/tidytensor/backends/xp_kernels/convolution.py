@@ -376,7 +376,7 @@ def depthwise_info(x_shape, w_shape, strides, pad, dilations, rounding):
     dilations = [1, 1] if dilations is None else dilations
     if not either_strides_or_dilations_are_one(strides, dilations):
         raise InvalidArgumentError(
-            "Error in depthwiseConv2d: Either strides or dilations must be 1. "
+            "Error in depthwise_conv2d: Either strides or dilations must be 1. "
             f"Got strides {js_format(strides)} and dilations '{js_format(dilations)}'"
         )
     # TF.js's CPU kernel reads the input as NHWC whatever data_format says.
@@ -385,8 +385,8 @@ def depthwise_info(x_shape, w_shape, strides, pad, dilations, rounding):
     )
     if w_shape[2] != info.in_channels:
         raise ShapeError(
-            f"depthwiseConv2d on CPU reads the input as NHWC: its {info.in_channels} channels must "
-            f"match the filter's inChannels {w_shape[2]}"
+            f"depthwise_conv2d on CPU reads the input as NHWC: its {info.in_channels} channels must "
+            f"match the filter's in_channels {w_shape[2]}"
         )
     return info
 

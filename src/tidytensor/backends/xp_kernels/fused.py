@@ -34,7 +34,7 @@ def apply_activation(v, activation, alpha, leakyrelu_alpha, xp):
         return bm.relu6(v, xp=xp)
     if activation == "prelu":
         if alpha is None:
-            raise InvalidArgumentError("Fused activation 'prelu' needs preluActivationWeights")
+            raise InvalidArgumentError("Fused activation 'prelu' needs prelu_activation_weights")
         return bm.prelu(v, alpha, xp=xp)
     if activation == "leakyrelu":
         if leakyrelu_alpha is None:  # TF.js multiplies by undefined: NaN for negative values

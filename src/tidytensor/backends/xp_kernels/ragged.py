@@ -78,7 +78,7 @@ def _split_at(splits, i):
 def ragged_gather(*arrays, xp, output_ragged_rank=None):
     *split_arrays, dense, indices = arrays
     if not split_arrays:
-        raise InvalidArgumentError("paramsNestedSplits must be non empty")
+        raise InvalidArgumentError("params_nested_splits must be non empty")
     if split_arrays[0].ndim == 0:
         raise InvalidArgumentError("Split tensors must not be scalars")
     nested = [_host(s) for s in split_arrays]
@@ -237,7 +237,7 @@ class _ToTensor:
         i = dimension + self._offset()
         if not 0 <= i < len(self.partitions):
             raise InvalidArgumentError(
-                f"raggedTensorToTensor: no row partition tensor for dimension {dimension} "
+                f"ragged_tensor_to_tensor: no row partition tensor for dimension {dimension} "
                 f"({len(self.partitions)} given)"
             )
         return self.partitions[i]
@@ -265,18 +265,18 @@ class _ToTensor:
         default_shape = self.default.shape
         if len(default_shape) >= len(value_shape):
             raise InvalidArgumentError(
-                f"defaultValue.shape={_js(default_shape)} and ragged tensor flatValues.shape="
-                f"{_js(value_shape)}, are incompatible: defaultValue.rank = {len(default_shape)} "
-                f"must be less than ragged tensor input flatValues.rank = {len(value_shape)})"
+                f"default_value.shape={_js(default_shape)} and ragged tensor flat_values.shape="
+                f"{_js(value_shape)}, are incompatible: default_value.rank = {len(default_shape)} "
+                f"must be less than ragged tensor input flat_values.rank = {len(value_shape)})"
             )
         for i in range(min(len(default_shape), len(value_shape) - 1)):
             d, v = default_shape[i], value_shape[i + 1]
             if d >= 0 and v >= 0 and d != 1 and d != v:
                 j = i - len(default_shape)
                 raise InvalidArgumentError(
-                    f"defaultValue.shape={_js(default_shape)}, and ragged tensor input "
-                    f"flatValues.shape={_js(value_shape)} are incompatible: defaultValue.shape[{j}] "
-                    f"= {d} but ragged tensor input.flatValues.shape[{j}] = {v}"
+                    f"default_value.shape={_js(default_shape)}, and ragged tensor input "
+                    f"flat_values.shape={_js(value_shape)} are incompatible: default_value.shape[{j}] "
+                    f"= {d} but ragged tensor input.flat_values.shape[{j}] = {v}"
                 )
         if not self.shape_shape:
             if self.shape[0] != -1:
@@ -355,10 +355,10 @@ class _ToTensor:
             return []
         column = 0
         current_id = rowids[0]
-        _check_row_id(current_id, "currentValueRowId", len(parent))
+        _check_row_id(current_id, "current_value_row_id", len(parent))
         if current_id >= len(parent):
             raise InvalidArgumentError(
-                f"Got currentValueRowId={current_id}, which is not less than {len(parent)}"
+                f"Got current_value_row_id={current_id}, which is not less than {len(parent)}"
             )
         current = parent[current_id]
         out = [current]
@@ -371,10 +371,10 @@ class _ToTensor:
             else:
                 column = 0
                 current_id = next_id
-                _check_row_id(next_id, "nextValueRowId", len(parent))
+                _check_row_id(next_id, "next_value_row_id", len(parent))
                 if next_id >= len(parent):
                     raise InvalidArgumentError(
-                        f"Got nextValueRowId={next_id} which is not less than {len(parent)}"
+                        f"Got next_value_row_id={next_id} which is not less than {len(parent)}"
                     )
                 current = parent[next_id]
             out.append(current)
@@ -397,7 +397,7 @@ class _ToTensor:
     def compute(self, xp, dtype):
         if not self.partitions:
             raise InvalidArgumentError(
-                "raggedTensorToTensor needs at least one row partition tensor"
+                "ragged_tensor_to_tensor needs at least one row partition tensor"
             )
         if len(self.partitions[0]) <= 0:
             raise InvalidArgumentError(
@@ -418,7 +418,7 @@ class _ToTensor:
             index = [i * multiplier[0] for i in range(n)] + [-1] * (first_dim - n)
             if len(index) != first_dim:  # a negative first dimension size
                 raise InvalidArgumentError(
-                    "Final length of result must be equal to firstDimension."
+                    "Final length of result must be equal to first_dimension."
                 )
             for i in range(1, self.ragged_rank + 1):
                 index = self.output_index(i - 1, index, multiplier[i], size[i])
@@ -478,13 +478,13 @@ def _check_broadcast(x_shape, shape):
     """TF.js's ``broadcastTo`` checks (its messages)."""
     if len(shape) < len(x_shape):
         raise InvalidArgumentError(
-            f"broadcastTo(): shape.length={len(shape)} < input.rank={len(x_shape)}."
+            f"broadcast_to(): shape.length={len(shape)} < input.rank={len(x_shape)}."
         )
     padded = [1] * (len(shape) - len(x_shape)) + x_shape
     for have, want in zip(padded, shape, strict=True):
         if have != want and have != 1:
             raise InvalidArgumentError(
-                f"broadcastTo(): [{_js(x_shape)}] cannot be broadcast to [{_js(shape)}]."
+                f"broadcast_to(): [{_js(x_shape)}] cannot be broadcast to [{_js(shape)}]."
             )
 
 

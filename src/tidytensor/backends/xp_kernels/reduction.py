@@ -12,6 +12,7 @@ import math
 from ... import kernel_names as k
 from ...errors import InvalidArgumentError
 from ...geometry.axes import reduced_axes
+from ...naming import snake_case
 
 _TWO_32 = 4294967296.0
 _TWO_31 = 2147483648.0
@@ -48,7 +49,7 @@ def to_int32(values, xp):
 def _check_not_complex(x, op_name, xp):
     if x.dtype.kind == "c":
         raise InvalidArgumentError(
-            f"{op_name} does not support complex64 tensors in the CPU backend."
+            f"{snake_case(op_name)} does not support complex64 tensors in the CPU backend."
         )
 
 

@@ -182,17 +182,17 @@ def gather_shape_info(x_shape, indices_shape, axis, batch_dims):
     x_rank = len(x_shape)
     if batch_dims != 0 and not -indices_rank <= batch_dims <= indices_rank:
         raise InvalidArgumentError(
-            f"Expect batchDims in the range of [-{indices_rank}, {indices_rank}], but got {batch_dims}"
+            f"Expect batch_dims in the range of [-{indices_rank}, {indices_rank}], but got {batch_dims}"
         )
     if batch_dims < 0:
         batch_dims += indices_rank
     if batch_dims > x_rank:
         raise InvalidArgumentError(
-            f"batchDims ({batch_dims}) must be less than rank(x) (\n    {x_rank})."
+            f"batch_dims ({batch_dims}) must be less than rank(x) (\n    {x_rank})."
         )
     if axis < batch_dims:
         raise InvalidArgumentError(
-            f"batchDims ({batch_dims}) must be less than or equal to axis ({axis})."
+            f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis})."
         )
     for i in range(batch_dims):
         if x_shape[i] != indices_shape[i]:
@@ -253,15 +253,15 @@ def gather_nd(params, indices, *, xp):
     p_rank, i_rank = params.ndim, indices.ndim
     if p_rank < 1:
         raise ShapeError(
-            f"tf.gatherND() expects the input to be rank 1 or higher, but the rank was {p_rank}."
+            f"tf.gather_nd() expects the input to be rank 1 or higher, but the rank was {p_rank}."
         )
     if i_rank < 1:
         raise ShapeError(
-            f"tf.gatherND() expects the indices to be rank 1 or higher, but the rank was {i_rank}."
+            f"tf.gather_nd() expects the indices to be rank 1 or higher, but the rank was {i_rank}."
         )
     if indices.dtype != xp.int32:
         raise DTypeError(
-            f"tf.gatherND() expects the indices to be int32 type, but the dtype was {indices.dtype}."
+            f"tf.gather_nd() expects the indices to be int32 type, but the dtype was {indices.dtype}."
         )
     slice_rank = indices.shape[-1]
     if slice_rank > p_rank:

@@ -41,13 +41,13 @@ def sparse_fill_empty_rows(indices, values, dense_shape, default_value, *, xp):
     count, rank = indices.shape
     if dense_shape.size == 0:
         raise InvalidArgumentError(
-            "sparseFillEmptyRows: denseShape must give at least the number of rows, but it is empty"
+            "sparse_fill_empty_rows: dense_shape must give at least the number of rows, but it is empty"
         )
     dense_rows = int(dense_shape[0])
     if dense_rows == 0:
         if count != 0:
             raise InvalidArgumentError(
-                f"Received SparseTensor with denseShape[0] = 0 but\n  indices.shape[0] = {count}"
+                f"Received SparseTensor with dense_shape[0] = 0 but\n  indices.shape[0] = {count}"
             )
         return [
             xp.zeros((0, rank), dtype=indices.dtype),
@@ -57,7 +57,7 @@ def sparse_fill_empty_rows(indices, values, dense_shape, default_value, *, xp):
         ]
     if values.shape[0] != count:
         raise InvalidArgumentError(
-            f"sparseFillEmptyRows: values has {values.shape[0]} entries but indices has {count} "
+            f"sparse_fill_empty_rows: values has {values.shape[0]} entries but indices has {count} "
             "rows (TF.js reads past the end)"
         )
     rows = indices[:, 0] if rank else xp.zeros((count,), dtype=indices.dtype)
@@ -152,18 +152,18 @@ def sparse_reshape(input_indices, input_shape, new_shape, *, xp):
             raise InvalidArgumentError(
                 f"Input to reshape is a SparseTensor with {dense_size}\n  dense values, but the "
                 f"requested shape requires a multiple of {_size(out_shape)}. "
-                f"inputShape={_js(in_shape)} outputShape= {_js(out_shape)}"
+                f"input_shape={_js(in_shape)} output_shape= {_js(out_shape)}"
             )
         out_shape[unknown] = missing
     if _size(out_shape) != dense_size:
         raise InvalidArgumentError(
             f"Input to reshape is a tensor with {dense_size} dense values, but the requested "
-            f"shape has {_size(out_shape)}. inputShape={_js(in_shape)} "
-            f"outputShape={_js(out_shape)}"
+            f"shape has {_size(out_shape)}. input_shape={_js(in_shape)} "
+            f"output_shape={_js(out_shape)}"
         )
     if input_indices.shape[1] != len(in_shape):
         raise InvalidArgumentError(
-            f"sparseReshape: inputIndices has {input_indices.shape[1]} columns but inputShape has "
+            f"sparse_reshape: input_indices has {input_indices.shape[1]} columns but input_shape has "
             f"rank {len(in_shape)} (TF.js reads the indices out of step)"
         )
     flat_ids = input_indices.astype(xp.int64) @ xp.asarray(_strides(in_shape), dtype=xp.int64)
@@ -190,10 +190,10 @@ def _segment_reduce(data, indices, segment_ids, xp, is_mean):
     if data.ndim < 1:
         raise InvalidArgumentError("Data should be at least 1 dimensional but received scalar")
     if indices.shape[0] != segment_ids.shape[0]:
-        raise InvalidArgumentError("segmentIds and indices should have same size.")
+        raise InvalidArgumentError("segment_ids and indices should have same size.")
     if data.dtype == xp.complex64 or data.dtype == object:
         raise DTypeError(
-            f"sparseSegment{'Mean' if is_mean else 'Sum'} does not support "
+            f"sparse_segment_{'mean' if is_mean else 'sum'} does not support "
             f"{'complex64' if data.dtype == xp.complex64 else 'string'} data"
         )
     idx = _host(indices)
@@ -224,7 +224,7 @@ def _segment_reduce(data, indices, segment_ids, xp, is_mean):
         if out_index < 0 or out_index >= out_rows:
             raise InvalidArgumentError(
                 f"Segment id {out_index} out of range [0, {out_rows}), possibly because "
-                "segmentIds input is not sorted."
+                "segment_ids input is not sorted."
             )
         for i in range(start, end):
             if idx[i] < 0 or idx[i] >= num_rows:

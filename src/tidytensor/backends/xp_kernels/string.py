@@ -75,14 +75,14 @@ def string_n_grams(
     for w in n_gram_widths:
         if w < 1:
             raise InvalidArgumentError(
-                f"stringNGrams: every nGramWidth must be >= 1, but got {w} (TF.js builds "
+                f"string_n_grams: every n_gram_width must be >= 1, but got {w} (TF.js builds "
                 "malformed n-grams or fails)"
             )
     n_rows = len(splits) - 1
     out_splits = [0] * len(splits)
     if not splits and size:
         raise InvalidArgumentError(
-            f"stringNGrams: dataSplits is empty but data has {size} strings (TF.js returns "
+            f"string_n_grams: data_splits is empty but data has {size} strings (TF.js returns "
             f"{size} undefined n-grams); pass splits [0, ..., {size}]"
         )
     if size == 0 or not splits:

@@ -126,7 +126,7 @@ def space_to_batch_nd(x, *, xp, block_shape, paddings):
 def depth_to_space(x, *, xp, block_size, data_format="NHWC"):
     if data_format != "NHWC":
         raise InvalidArgumentError(
-            f"Only NHWC dataFormat supported on CPU for depthToSpace. Got {data_format}"
+            f"Only NHWC data_format supported on CPU for depth_to_space. Got {data_format}"
         )
     b, h, w, d = x.shape
     bs = int(block_size)

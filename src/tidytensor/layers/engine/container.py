@@ -613,7 +613,7 @@ class Container(Layer):
             for node_data in _get(layer_data, "inbound_nodes"):
                 if not isinstance(node_data, list):
                     raise LayersValueError(
-                        f"Corrupted configuration, expected array for nodeData: {node_data}"
+                        f"Corrupted configuration, expected array for node_data: {node_data}"
                     )
                 add_unprocessed(layer, node_data)
         while unprocessed:

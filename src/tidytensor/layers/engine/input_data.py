@@ -40,7 +40,7 @@ def check_batch_size(batch_size: Any) -> None:
         or batch_size != int(batch_size)
     ):
         raise LayersValueError(
-            f"batchSize is required to be a positive integer, but got {batch_size}"
+            f"batch_size is required to be a positive integer, but got {batch_size}"
         )
 
 
@@ -114,7 +114,7 @@ def check_input_data(
     if isinstance(data, (list, tuple)):
         if len(data) != len(names):
             raise LayersValueError(
-                f"Error when checking model {exception_prefix}: the Array of Tensors that you "
+                f"Error when checking model {exception_prefix or 'input'}: the Array of Tensors that you "
                 f"are passing to your model is not the size the the model expected. Expected "
                 f"to see {len(names)} Tensor(s), but instead got {len(data)} Tensors(s)."
             )
@@ -134,7 +134,7 @@ def check_input_data(
         shape = list(arrays[i].shape)
         if len(shape) != len(shapes[i]):
             raise LayersValueError(
-                f"Error when checking {exception_prefix}: expected {name} to have "
+                f"Error when checking {exception_prefix or 'input'}: expected {name} to have "
                 f"{len(shapes[i])} dimension(s), but got array with shape {js_json(shape)}"
             )
         for j, ref in enumerate(shapes[i]):
@@ -142,9 +142,14 @@ def check_input_data(
                 continue
             if ref is not None and ref != shape[j]:
                 raise LayersValueError(
-                    f"Error when checking {exception_prefix}: expected {name} to have shape "
-                    f"{js_json(shapes[i])} but got array with shape {js_json(shape)}."
+                    f"Error when checking {exception_prefix or 'input'}: expected {name} to have shape "
+                    f"{_py_shape(shapes[i])} but got array with shape {js_json(shape)}."
                 )
+
+
+def _py_shape(shape: Any) -> str:
+    """A shape as TF.js's message writes it (``[null,2]``), with Python's ``None``."""
+    return js_json(list(shape)).replace("null", "None")
 
 
 def make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:

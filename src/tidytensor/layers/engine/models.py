@@ -27,6 +27,7 @@ from typing import Any
 
 from ... import ops
 from ...engine import ENGINE
+from ...errors import short_traceback
 from ...js_strings import js_json
 from ...runtime import memory
 from ...tensor import Tensor
@@ -55,6 +56,7 @@ from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inp
 from .weight_checkpoints import load_weights_file, save_weights_file
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "model_from_json", "sequential"]
+
 
 
 
@@ -212,6 +214,7 @@ class LayersModel(Trainer, Container):
             )
         return [x[name] for name in self.input_names]
 
+    @short_traceback
     def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         """Runs the model on ``x`` in batches and returns the output(s): exactly one new
         tensor per output (every temporary is freed).
@@ -240,6 +243,7 @@ class LayersModel(Trainer, Container):
             for t in made:
                 t.dispose()
 
+    @short_traceback
     def predict_on_batch(self, x: Any) -> Any:
         """Runs the model on one batch ``x`` (TF.js's ``predictOnBatch``): one new tensor per
         output. ``x`` takes the forms of :meth:`predict`; every input's batch size must match.
@@ -553,6 +557,7 @@ class Sequential(LayersModel):
             self.build()
         self.model.set_weights(weights)
 
+    @short_traceback
     def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
         if self.model is None or not self.built:
             self.build()

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...js_strings import js_json
+from ...naming import did_you_mean, snake_case
 from ..errors import LayersValueError
 from ..utils import to_snake_case
 
@@ -107,16 +108,16 @@ def register_class(cls: type, pkg: str | None = None, name: str | None = None) -
     class_name = cls.__dict__.get("class_name")
     if class_name is None:
         raise LayersValueError(
-            f"Class being registered does not have the static className property defined "
+            f"Class being registered does not have the static class_name property defined "
             f"(set class_name on {cls.__name__})."
         )
     if not isinstance(class_name, str):
         raise LayersValueError(
-            f"className is required to be a string, but got type {type(class_name).__name__}"
+            f"class_name is required to be a string, but got type {type(class_name).__name__}"
         )
     if not class_name:
         raise LayersValueError(
-            "Class being registered has an empty-string as its className, which is disallowed."
+            "Class being registered has an empty-string as its class_name, which is disallowed."
         )
     SerializationMap.register(cls)
     SerializationMap.get_map().registered_names[cls] = f"{pkg or 'Custom'}>{name or class_name}"
@@ -136,14 +137,16 @@ def serialize_keras_object(instance: Any) -> dict[str, Any] | None:
 
 
 def unknown_error(kind: str, class_name: Any) -> LayersValueError:
-    """TF.js's "Unknown <kind>: <name>" error, followed by the names that are registered."""
+    """TF.js's "Unknown <kind>: <name>" error, with the closest registered name (in its
+    snake_case spelling, which the lookups accept) and the names that are registered."""
     known = sorted(SerializationMap.get_map().class_name_map.get(kind, {}))
+    hint = did_you_mean(class_name, [snake_case(name) for name in known] + known)
     return LayersValueError(
-        f"Unknown {kind}: {class_name}. This may be due to one of the following reasons:\n"
-        f"1. The {kind} is defined in Python, in which case it needs to be ported to "
-        f"TensorFlow.js or your JavaScript code.\n"
-        f"2. The custom {kind} is defined in JavaScript, but is not registered properly with "
-        f"tf.serialization.registerClass().\n"
+        f"Unknown {kind}: {class_name}{hint}. This may be due to one of the following "
+        f"reasons:\n1. The {kind} is defined in Keras (Python) or JavaScript and has no "
+        f"tidytensor port yet.\n"
+        f"2. It is a custom {kind} whose class is not registered with "
+        f"tf.serialization.register_class() yet.\n"
         f"Registered {kind} classes: {', '.join(known) if known else '(none)'}"
     )
 

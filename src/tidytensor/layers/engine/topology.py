@@ -39,7 +39,7 @@ import numpy as np
 
 from ... import ops
 from ...engine import ENGINE
-from ...errors import ArgumentTypeError
+from ...errors import ArgumentTypeError, short_traceback
 from ...js_strings import js_array_str, js_json
 from ...tensor import Tensor
 from ..errors import (
@@ -568,7 +568,7 @@ class Layer(Serializable):
         if len(input_shape) != len(self.batch_input_shape):
             warnings.warn(
                 f"The rank of the input tensor provided (shape: {js_json(input_shape)}) does "
-                f"not match that of the batchInputShape ({js_json(self.batch_input_shape)}) of "
+                f"not match that of the batch_input_shape ({js_json(self.batch_input_shape)}) of "
                 f"the layer {self.name}",
                 stacklevel=3,
             )
@@ -599,10 +599,12 @@ class Layer(Serializable):
     def clear_call_hook(self) -> None:
         self._call_hook = None
 
+    @short_traceback
     def __call__(self, inputs: Any, kwargs: dict[str, Any] | None = None, **more: Any) -> Any:
         """Same as :meth:`apply`."""
         return self.apply(inputs, kwargs, **more)
 
+    @short_traceback
     def apply(self, inputs: Any, kwargs: dict[str, Any] | None = None, **more: Any) -> Any:
         """Runs the layer on tensors, or connects it to symbolic tensors.
 
@@ -768,7 +770,7 @@ class Layer(Serializable):
             for m in to_list(mask) if mask is not None else []:
                 if m is not None:
                     raise LayersValueError(
-                        f"Layer {self.name} does not support masking, but was passed an inputMask."
+                        f"Layer {self.name} does not support masking, but was passed an input_mask."
                     )
             return None
         return mask
@@ -1023,7 +1025,7 @@ def _shape_list(shape: Any, arg: str) -> list:
             or d < 0
         ):
             raise LayersValueError(
-                f"{arg} must be a list of dimensions (non-negative integers or null), but got "
+                f"{arg} must be a list of dimensions (non-negative integers or None), but got "
                 f"{shape!r}"
             )
         dims.append(int(d))

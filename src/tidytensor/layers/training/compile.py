@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...js_strings import js_array_str
+from ...naming import did_you_mean
 from ...optimizers import Optimizer
 from ...optimizers import constructors as _constructors
 from .. import backend as K
@@ -49,7 +50,9 @@ def get_optimizer(identifier: str) -> Optimizer:
     factory = _OPTIMIZERS.get(identifier) if isinstance(identifier, str) else None
     if factory is None:
         raise LayersValueError(
-            f"Unknown Optimizer {identifier} (known: sgd, adam, rmsprop, adagrad, adadelta, "
+            f"Unknown optimizer {identifier}"
+            + did_you_mean(identifier, sorted(_OPTIMIZERS, key=lambda name: name != name.lower()))
+            + " (known: sgd, adam, rmsprop, adagrad, adadelta, "
             "adamax, or their class names SGD, Adam, RMSProp, Adagrad, Adadelta, Adamax)"
         )
     return factory()

@@ -105,8 +105,8 @@ def _standardize_element(
         xs, ys = element
     else:
         raise LayersValueError(
-            "A Dataset iterator for fitDataset() is expected to generate objects of the form "
-            "`{xs: xVal, ys: yVal}` (or pairs [xs, ys]), where the two values may be "
+            "A Dataset iterator for fit_dataset() is expected to generate objects of the form "
+            "`{xs: x_val, ys: y_val}` (or pairs [xs, ys]), where the two values may be "
             "`tf.Tensor`, an array of Tensors, or a map of string to Tensor.  The provided "
             f"Dataset instead generates {element!r}"
         )
@@ -192,20 +192,19 @@ def fit_dataset(
     """
     if "validation_split" in kwargs:
         raise LayersValueError(
-            "`validationSplit` is not supported by `fitDataset()`. Use validationData instead."
+            "`validation_split` is not supported by `fit_dataset()`. Use validation_data instead."
         )
     _check_kwargs("fit_dataset", kwargs, _FIT_DATASET_ARGS)
     _require_compiled(model)
     if not (isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0):
         raise LayersValueError(
-            f"For fitDataset(), config.epochs is expected to be a positive integer, but got "
-            f"{epochs}"
+            f"For fit_dataset(), epochs is expected to be a positive integer, but got {epochs}"
         )
     has_batches_per_epoch = batches_per_epoch is not None
     if has_batches_per_epoch:
         _check_positive_int(
             batches_per_epoch,
-            "For fitDataset(), config.batchesPerEpoch is expected to be a positive integer if "
+            "For fit_dataset(), batches_per_epoch is expected to be a positive integer if "
             f"specified, but got {batches_per_epoch}",
         )
     verbose = _check_verbose(verbose)
@@ -222,8 +221,8 @@ def fit_dataset(
                 if validation_batches is not None:
                     _check_positive_int(
                         validation_batches,
-                        "For fitDataset() with dataset-based validation, "
-                        "config.validationBatches is expected not to be provided, or to be a "
+                        "For fit_dataset() with dataset-based validation, "
+                        "validation_batches is expected not to be provided, or to be a "
                         f"positive integer, but got {validation_batches}",
                     )
             else:
@@ -273,10 +272,10 @@ def fit_dataset(
                 value, done = _next_element(iterator)
                 if has_batches_per_epoch and done:
                     warnings.warn(
-                        f"You provided `batchesPerEpoch` as {batches_per_epoch}, but your dataset "
+                        f"You provided `batches_per_epoch` as {batches_per_epoch}, but your dataset "
                         f"iterator ran out of data after {steps_done} batches; interrupting "
                         "training. Make sure that your dataset can generate at least "
-                        "`batchesPerEpoch * epochs` batches (in this case, "
+                        "`batches_per_epoch * epochs` batches (in this case, "
                         f"{batches_per_epoch * epochs} batches). You may need to use the repeat() "
                         "function when building your dataset.",
                         stacklevel=2,
@@ -388,8 +387,8 @@ def evaluate_dataset(
             if done:
                 if has_batches:
                     warnings.warn(
-                        "Your dataset iterator ran out of data during evaluateDataset(). "
-                        "Interrupting evalution. Make sure that your dataset can generate at "
+                        "Your dataset iterator ran out of data during evaluate_dataset(). "
+                        "Interrupting evaluation. Make sure that your dataset can generate at "
                         f"least `batches` batches (in this case, {batches} batches). You may need "
                         "to use the repeat() function when building your dataset.",
                         stacklevel=2,

@@ -50,7 +50,7 @@ def standardize_input_data(
     if not names:
         if data is not None and not (isinstance(data, (list, tuple, dict)) and len(data) == 0):
             raise LayersValueError(
-                f"Error when checking model {exception_prefix} expected no data, but got {data}"
+                f"Error when checking model {exception_prefix or 'input'} expected no data, but got {data}"
             )
         return []
     if data is None:
@@ -67,7 +67,7 @@ def standardize_input_data(
     elif isinstance(data, (list, tuple)):
         if len(data) != len(names):
             raise LayersValueError(
-                f"Error when checking model {exception_prefix}: the Array of Tensors that you are "
+                f"Error when checking model {exception_prefix or 'input'}: the Array of Tensors that you are "
                 f"passing to your model is not the size the model expected. Expected to see "
                 f"{len(names)} Tensor(s), but instead got {len(data)} Tensor(s)."
             )
@@ -82,7 +82,7 @@ def standardize_input_data(
     for i, a in enumerate(arrays):
         if not isinstance(a, Tensor):
             raise LayersValueError(
-                f"Error when checking {exception_prefix}: expected {names[i]} to be a Tensor, a "
+                f"Error when checking {exception_prefix or 'input'}: expected {names[i]} to be a Tensor, a "
                 f"NumPy array or a nested list of numbers, but got {type(a).__name__}"
             )
     arrays = ensure_tensors_rank2_or_higher(arrays)
@@ -95,8 +95,8 @@ def standardize_input_data(
             array = arrays[i]
             if len(array.shape) != len(shapes[i]):
                 raise LayersValueError(
-                    f"Error when checking {exception_prefix}: expected {name} to have "
-                    f"{len(shapes[i])} dimension(s). but got array with shape "
+                    f"Error when checking {exception_prefix or 'input'}: expected {name} to have "
+                    f"{len(shapes[i])} dimension(s), but got array with shape "
                     f"{_shape_str(array.shape)}"
                 )
             for j, ref in enumerate(shapes[i]):
@@ -106,7 +106,7 @@ def standardize_input_data(
                     inner = _shape_str(shapes[i][1:])
                     raise LayersValueError(
                         f"{exception_prefix} expected a batch of elements where each example has "
-                        f"shape [{inner}] (i.e.,tensor shape [*,{inner}]) but the "
+                        f"shape [{inner}] (i.e., tensor shape [*,{inner}]) but the "
                         f"{exception_prefix} received an input with {array.shape[0]} examples, "
                         f"each with shape [{_shape_str(array.shape[1:])}] (tensor shape "
                         f"[{_shape_str(array.shape)}])"
@@ -187,7 +187,7 @@ def _require_compiled(model: Any) -> None:
     if model.optimizer_ is None:
         raise LayersRuntimeError(
             "You must compile a model before training/testing. Use "
-            "LayersModel.compile(modelCompileArgs)."
+            "model.compile(optimizer=..., loss=...)."
         )
     # An output left out of a loss dictionary has no loss function: TF.js fails in the
     # middle of the step ("lossFunction is not a function"); say why before anything runs.
@@ -269,7 +269,7 @@ def _standardize_sample_or_class_weights(
 
 def standardize_class_weights(class_weight: Any, output_names: list[str]) -> list[Any]:
     """One ``{class_index: weight}`` dict (or None) per output."""
-    return _standardize_sample_or_class_weights(class_weight, output_names, "classWeight")
+    return _standardize_sample_or_class_weights(class_weight, output_names, "class_weight")
 
 
 def standardize_weights(
@@ -308,8 +308,8 @@ def standardize_weights(
             w = class_weight.get(index, class_weight.get(str(index)))
             if w is None:
                 raise LayersValueError(
-                    "classWeight must contain all classes in the training data. The class "
-                    f"{index} exists in the data but not in classWeight"
+                    "class_weight must contain all classes in the training data. The class "
+                    f"{index} exists in the data but not in class_weight"
                 )
             per_sample.append(w)
         weights = ops.tensor1d(per_sample, "float32")
@@ -355,7 +355,7 @@ def standardize_user_data(
     try:
         class_weights = standardize_class_weights(class_weight, model.output_names)
         sample_weights = _standardize_sample_or_class_weights(
-            sample_weight, model.output_names, "sampleWeight"
+            sample_weight, model.output_names, "sample_weight"
         )
         for i, target in enumerate(ys):
             weights.append(standardize_weights(target, sample_weights[i], class_weights[i]))

@@ -105,11 +105,11 @@ def fit(
             raise LayersNotImplementedError("batch shuffling is not implemented yet")
         shuffle = True if shuffle is None else bool(shuffle)
         if steps_per_epoch is not None:
-            raise LayersNotImplementedError("stepsPerEpoch mode is not implemented yet.")
+            raise LayersNotImplementedError("steps_per_epoch mode is not implemented yet.")
         if validation_steps is not None:
             raise LayersValueError(
-                "Can only use `validationSteps` when doing step-wise training, i.e., "
-                "`stepsPerEpoch` must be set."
+                "Can only use `validation_steps` when doing step-wise training, i.e., "
+                "`steps_per_epoch` must be set."
             )
         if validation_split is not None and not (
             isinstance(validation_split, (int, float)) and 0 <= validation_split < 1
@@ -133,12 +133,12 @@ def fit(
                 made += made_vx + made_vy
             elif len(validation_data) == 3:
                 raise LayersNotImplementedError(
-                    "validationData including sample weights is not supported yet."
+                    "validation_data including sample weights is not supported yet."
                 )
             else:
                 raise LayersValueError(
-                    "When passing validation data, it must contain 2 (valX, valY) or 3 (valX, "
-                    f"valY, valSampleWeight) items; {validation_data!r} is invalid."
+                    "When passing validation data, it must contain 2 (val_x, val_y) or 3 (val_x, "
+                    f"val_y, val_sample_weight) items; {validation_data!r} is invalid."
                 )
             val_x, val_y = standardize_user_data_xy(
                 model, input_val_x, input_val_y, True, batch_size
@@ -341,7 +341,7 @@ def evaluate(
             "evaluate(sample_weight=...) is not supported (TF.js ignores it)."
         )
     if steps is not None:
-        raise LayersNotImplementedError("steps mode in testLoop() is not implemented yet")
+        raise LayersNotImplementedError("steps mode in test_loop() is not implemented yet")
     x, made_x = _ensure_tensors(x)
     y, made_y = _ensure_tensors(y)
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import short_traceback
 from . import compile as compile_module
 from . import dataset_loops, loops, steps
 from .callbacks import History
@@ -54,6 +55,7 @@ class Trainer:
         """
         compile_module.compile(self, optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
 
+    @short_traceback
     def fit(
         self,
         x: Any,
@@ -126,6 +128,7 @@ class Trainer:
             **kwargs,
         )
 
+    @short_traceback
     def evaluate(
         self,
         x: Any,

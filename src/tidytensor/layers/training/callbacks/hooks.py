@@ -88,8 +88,8 @@ class CustomCallback(BaseCallback):
             self.yield_every = DEFAULT_YIELD_EVERY_MS
         if self.yield_every == "never" and resolved.get("on_yield") is not None:
             raise LayersValueError(
-                "yieldEvery is `never` but you provided an `onYield` callback. Either change "
-                "`yieldEvery` or remove the callback"
+                "yield_every is `never` but you provided an `on_yield` callback. Either change "
+                "`yield_every` or remove the callback"
             )
         if not (
             self.yield_every in ("batch", "epoch", "never")

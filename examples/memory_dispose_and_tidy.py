@@ -8,7 +8,7 @@ The book loads a pretrained Iris model from the network; ``load_iris_model()`` b
 small fixed-weight one instead. Its ``predict`` returns one new tensor, as a Layers
 model's does, so the counts grow exactly as in the book from a different base.
 
-Run: ``python examples/seed_000_memory.py``
+Run: ``python examples/memory_dispose_and_tidy.py``
 """
 
 from __future__ import annotations

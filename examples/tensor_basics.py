@@ -3,7 +3,7 @@
 The tutorial's snippets, ported line by line (camelCase becomes snake_case). Each ``print``
 shows what the tutorial's comment shows, in TF.js's own print format.
 
-Run: ``python examples/seed_001_basics.py``
+Run: ``python examples/tensor_basics.py``
 """
 
 from __future__ import annotations

@@ -213,7 +213,13 @@ def test_did_you_mean_helper():
 
 
 #: camelCase words a message may keep: model.json's own keys, and the word itself.
-_ALLOWED_CAMEL = {"weightsManifest", "modelTopology", "trainingConfig", "camelCase"}
+_ALLOWED_CAMEL = {
+    "weightsManifest",
+    "modelTopology",
+    "trainingConfig",
+    "modelInitializer",
+    "camelCase",
+}
 _CAMEL = re.compile(r"(?<![\w.'\"/$\\-])([a-z]+[A-Z][A-Za-z0-9]*)\b")
 
 

@@ -83,7 +83,7 @@ def test_seed_004_program_restores_a_fresh_model_exactly(tmp_path, capsys):
 
 def test_seed_program_is_in_the_demo_list():
     titles = [title for title, _ in demo.PROGRAMS]
-    assert any(t.startswith("checkpoints:") for t in titles)
+    assert any(t.startswith("Checkpoints:") for t in titles)
 
 
 def test_model_checkpoint_with_fit_then_latest_into_fresh_model(tmp_path, x):

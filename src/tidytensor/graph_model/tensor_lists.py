@@ -57,7 +57,7 @@ def infer_element_shape(list_shape: Shape, tensors: list[Any], shape: Shape) -> 
             if t is not None:
                 partial = merge_element_shape(list(t.shape), partial)
     if not _defined(partial):
-        raise InvalidArgumentError(f"Non-fully-defined elementShape: {partial}")
+        raise InvalidArgumentError(f"Non-fully-defined element_shape: {partial}")
     return list(partial)
 
 
@@ -158,7 +158,7 @@ class TensorList:
             )
         if self.max_num_elements != -1 and size > self.max_num_elements:
             raise InvalidArgumentError(
-                f"TensorListResize input size {size} is greater maxNumElement "
+                f"TensorListResize input size {size} is greater than max_num_elements "
                 f"{self.max_num_elements}."
             )
         resized = TensorList([], self.element_shape, self.dtype, self.max_num_elements)

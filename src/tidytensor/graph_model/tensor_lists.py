@@ -51,7 +51,7 @@ def infer_element_shape(list_shape: Shape, tensors: list[Any], shape: Shape) -> 
         if not tensors:
             raise InvalidArgumentError(
                 "Tried to calculate elements of an empty list with non-fully-defined "
-                f"elementShape: {partial}"
+                f"element_shape: {partial}"
             )
         for t in tensors:
             if t is not None:

@@ -47,7 +47,7 @@ def namespaces() -> dict[str, types.ModuleType]:
         prefix = todo.pop(0)
         module = found[prefix]
         for name in public_names(module):
-            value = getattr(module, name)
+            value = value_of(module, name)
             if isinstance(value, types.ModuleType) and value.__name__.startswith("tidytensor"):
                 qualified = f"{prefix}.{name}"
                 if qualified not in found and value not in found.values():

@@ -16,12 +16,18 @@ class DistributeError(TidyTensorError, ValueError):
     collective that timed out, or Ray missing."""
 
 
+class RayNotInstalledError(DistributeError, ImportError):
+    """Ray is missing: a :class:`DistributeError` that is also an ``ImportError``, as any
+    missing optional dependency is (tools that list the API skip such names)."""
+
+
 def require_ray(feature: str) -> Any:
-    """The ``ray`` module, or a :class:`DistributeError` naming ``feature`` and the extra."""
+    """The ``ray`` module, or a :class:`RayNotInstalledError` naming ``feature`` and the
+    extra."""
     try:
         import ray
     except ImportError as exc:
-        raise DistributeError(
+        raise RayNotInstalledError(
             f"{feature} runs on Ray, which is not installed: {EXTRA_HINT} (the optional "
             f"extra 'ray' installs ray[train,data])"
         ) from exc

@@ -32,6 +32,9 @@ def _as_list(result: Any) -> list[Any]:
     return [result]
 
 
+_NOT_STATIC = object()
+
+
 def _values(tensor: Any, kind: str) -> Any:
     """TF.js's number and number[] inputs: the first value, or the nested values."""
     if kind == "number":
@@ -117,6 +120,29 @@ class GraphExecutor:
         self.functions = functions if functions is not None else {}
         self.has_frames = any(n.op in V1_CONTROL_FLOW_OPS for n in graph.nodes.values())
         self._plans: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
+        self._weight_values = self._read_weight_params()
+
+    def _read_weight_params(self) -> dict[tuple[str, str], Any]:
+        """The number and number[] parameters that weights (the graph's constants) give,
+        read once at load: they never change, and a step compiled with ``tf.function`` must
+        not read values back to Python while it runs."""
+        found: dict[tuple[str, str], Any] = {}
+        for node in self.graph.nodes.values():
+            entry = OP_TABLE.get(node.op)
+            if entry is None:
+                continue
+            names = node.input_names
+            for param in entry.inputs:
+                if param.kind not in ("number", "number[]"):
+                    continue
+                start = param.start if param.start >= 0 else len(names) + param.start
+                if not 0 <= start < len(names):
+                    continue
+                node_name, index, _ = parse_input_name(names[start])
+                weight = self.weights.get(node_name)
+                if weight is not None and index < len(weight):
+                    found[(names[start], param.kind)] = _values(weight[index], param.kind)
+        return found
 
     # ------------------------------------------------------------------- one node
     def _lookup(self, name: str, tensors: dict[str, list[Any]], context: ExecutionContext) -> Any:
@@ -147,6 +173,10 @@ class GraphExecutor:
                 continue
             if start >= len(names):
                 values[param.name] = None
+                continue
+            static = self._weight_values.get((names[start], param.kind), _NOT_STATIC)
+            if static is not _NOT_STATIC and not context.context_ids[0]:
+                values[param.name] = static
                 continue
             tensor = self._lookup(names[start], tensors, context)
             values[param.name] = (

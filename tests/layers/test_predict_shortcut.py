@@ -144,3 +144,26 @@ def test_tf_profile_lists_the_kernels_of_a_remembered_predict(cleanup):
     info = tf.profile(lambda: tf.dispose(model.predict(x)))
     assert info.kernels  # run op by op, each kernel seen
     x.dispose()
+
+
+def test_a_memory_limit_refuses_the_short_way_with_the_whole_ways_error(cleanup):
+    model = cleanup(make_model())
+    reference = cleanup(make_model(run_eagerly=True))
+    x = tf.tensor(X)
+    for _ in range(2):
+        tf.dispose(model.predict(x))
+    errors = []
+    before = tf.memory().num_tensors
+    tf.config.set_memory_limit(tf.memory().num_bytes + 16)
+    try:
+        for short_way in (True, False):
+            if not short_way:
+                model.model._predict_shortcut.known.clear()  # the whole way, as before
+            with pytest.raises(tf.ResourceExhaustedError) as error:
+                model.predict(x)
+            errors.append(str(error.value))
+    finally:
+        tf.config.set_memory_limit(None)
+    assert errors[0] == errors[1] and tf.memory().num_tensors == before
+    np.testing.assert_array_equal(values(model.predict(x)), values(reference.predict(x)))
+    x.dispose()

@@ -639,8 +639,9 @@ def report(results: list[dict]) -> str:
     if kernel_rows:
         out.append("")
         out.append(
-            f"Where tidytensor's time goes (in kernels: inside backend kernels, median of "
-            f"{KERNEL_REPEATS} instrumented repeats; the rest is the Python engine)"
+            "Where tidytensor's time goes (in kernels: inside backend kernels, those a compiled "
+            f"step replays included, median of {KERNEL_REPEATS} instrumented repeats; the rest "
+            "is the Python engine)"
         )
         headers = ["workload", "unit", "tidytensor", "in kernels", "share", "torch"]
         out.append(_table([*headers, "kernels/torch"], kernel_rows))

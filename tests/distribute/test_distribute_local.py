@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -183,6 +184,24 @@ def test_one_worker_fit_equals_plain_fit_and_leaks_nothing():
         np.testing.assert_array_equal(g, e)
     with pytest.raises(DistributeError, match="does not take class_weight, validation_split"):
         model.fit(x, y, batch_size=16, validation_split=0.2, class_weight={0: 1})
+    model.optimizer.dispose()
+    model.dispose()
+
+
+def test_a_prepared_models_train_step_runs_op_by_op_without_a_warning():
+    """The host all-reduce inside the step would make a compiled step read gradients back
+    (and fall back to eager with a RuntimeWarning); the step runs op by op instead, and
+    predict stays compiled."""
+    x, y = ray_loops.make_data()
+    comm = _OneWorker()
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(communicator=comm, seed=0)
+    model = strategy.prepare_model(ray_loops.build_model())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+        tf.dispose(model.predict(x))
+    steps = model.model.compiled_steps
+    assert "train" not in steps and "predict" in steps and comm.calls == 5
     model.optimizer.dispose()
     model.dispose()
 

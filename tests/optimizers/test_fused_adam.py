@@ -225,3 +225,36 @@ def test_flat_update_scratch_is_reused_and_dropped_with_the_buffer_pools():
     assert all(a is b for a, b in zip(first, kernels._scratch(np, 7), strict=True))
     kernels.clear_buffer_pool()
     assert all(a is not b for a, b in zip(first, kernels._scratch(np, 7), strict=True))
+
+
+def test_flat_update_writes_into_outputs_nothing_holds_any_more():
+    """A flat update's outputs go into the arrays of an earlier update once every part of
+    them is gone (no record, view or handle left), never into arrays someone still holds:
+    the previous update's outputs (this update's inputs), or a part kept elsewhere."""
+    from tidytensor.backends.xp_kernels import optimizers as kernels
+
+    kernels.clear_buffer_pool()
+    f32 = np.float32
+    rng = np.random.default_rng(2)
+    shapes = [(4, 3), (5,)]
+    values, grads, ms, vs = ([rng.standard_normal(s).astype(f32) for s in shapes] for _ in range(4))
+    attrs = {"xp": np, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-7, "learning_rate": 0.01}
+    betas = (f32(0.9), f32(0.99))
+    n = len(shapes)
+    seen: list[set] = []
+    kept = None
+    for step in range(6):
+        outs = kernels.adam_update(*values, *grads, *ms, *vs, *betas, count=n, **attrs)
+        bases = {id(o.base) for o in outs}
+        assert not bases & {id(a.base) for a in values + ms + vs if a.base is not None}
+        if kept is not None:
+            assert kept[0].base is not None and id(kept[0].base) not in bases
+            np.testing.assert_array_equal(kept[0], kept[1])  # never written over
+        if step == 2:
+            kept = (outs[0], outs[0].copy())  # a part someone holds on to
+        seen.append(bases)
+        ms, vs, values = outs[:n], outs[n : 2 * n], outs[2 * n :]
+    pool = {id(a) for a in kernels._SCRATCH.outputs[1]}
+    assert set().union(*seen) <= pool  # every output written into a pooled array
+    # Two steps' worth serve every step, plus the one array the kept part pins.
+    assert len(pool) == 7

@@ -161,6 +161,20 @@ class Replay:
 
         self.outputs = tuple(entry(s) for s in outputs)
         self.assigns = tuple((v, entry(s)) for v, s in assigns)
+        roots = [root for root, (where, _at), *_ in self.outputs if where == "made"]
+        #: Outputs only, each a buffer of its own the replay made (no variable written, no
+        #: output repeated or viewing an argument): ``fresh`` commits them with no lookups.
+        self.fresh = (
+            tuple(
+                (at, shape, dtype, root_dtype)
+                for _r, (_w, at), shape, dtype, root_dtype in self.outputs
+            )
+            if not self.assigns
+            and not self.actions
+            and len(roots) == len(self.outputs)
+            and len(set(roots)) == len(roots)
+            else None
+        )
 
     def __call__(self, leaves: list[Any]) -> list[Any]:
         engine = self.engine
@@ -181,7 +195,9 @@ class Replay:
             records.append(rec)
         made = self.compute(*arrays)
         del arrays
-        if not self.assigns and not self.actions:  # outputs only: no update to keep whole
+        if self.fresh is not None and state.check_bytes == _NO_LIMIT:
+            handles = self._commit_fresh(made)
+        elif not self.assigns and not self.actions:  # outputs only: no update to keep whole
             handles = self._unchecked_commit(made, records)
         else:
             with critical_section():
@@ -192,6 +208,28 @@ class Replay:
         if peak > state.peak_bytes:
             state.peak_bytes = peak
         return handles
+
+    def _commit_fresh(self, made: tuple) -> list[Any]:
+        """``_commit`` for a ``fresh`` replay with no budget or alert armed: one new buffer
+        and handle per output, counted as ``_commit`` counts them."""
+        engine = self.engine
+        backend = self.backend
+        ctx = current_context()
+        site = ctx.site
+        if site is None and engine.track_sites:
+            site = user_site(3)
+        make = engine._make_tensor
+        return [
+            make(
+                new_record(made[at], backend, made[at].nbytes, root_dtype),
+                shape,
+                dtype,
+                backend,
+                ctx,
+                site,
+            )
+            for at, shape, dtype, root_dtype in self.fresh
+        ]
 
     def _unchecked_commit(self, made: tuple, records: list[Any]) -> list[Any]:
         """``_commit`` without the budget check per handle: the budget was checked for the

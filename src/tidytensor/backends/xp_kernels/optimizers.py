@@ -9,6 +9,7 @@ the steps write into the outputs and one scratch array instead of a new array pe
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 
@@ -37,7 +38,8 @@ def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
     # The gradients' two products go straight into flat arrays, one variable at a time (no
     # copy of the gradients); all the rest runs once over the flat arrays.
     g_scaled, g_squared = _gradient_terms(gradients, c, xp)
-    outs = _adam_rest(_flat(values, xp), _flat(ms, xp), _flat(vs, xp), g_scaled, g_squared, c, xp)
+    flats = (_flat(values, xp), _flat(ms, xp), _flat(vs, xp))
+    outs = _adam_rest(*flats, g_scaled, g_squared, c, xp, _free_outputs(xp, g_scaled.size))
     return [part for out in outs for part in _split(out, shapes)]
 
 
@@ -59,8 +61,43 @@ _SCRATCH = threading.local()
 
 
 def clear_buffer_pool() -> None:
-    """Drops this thread's scratch arrays (the backend's ``dispose`` calls it)."""
+    """Drops this thread's scratch and output arrays (the backend's ``dispose`` calls it)."""
     _SCRATCH.__dict__.pop("arrays", None)
+    _SCRATCH.__dict__.pop("outputs", None)
+
+
+#: Flat output arrays a thread keeps for later updates: two updates' worth (the one the
+#: variables hold now, and the one being written), and a spare update's.
+_POOL_SIZE = 9
+#: ``sys.getrefcount`` of a pooled array that nothing else holds: the pool's list, the loop
+#: variable and the call's own argument.
+_FREE_REFS = 3
+
+
+def _free_outputs(xp, n: int) -> list:
+    """Three float32 arrays of ``n`` elements for a flat update's new moments and values:
+    arrays an earlier update handed out once nothing holds them any more (their parts'
+    buffers were freed: no record, view or handle refers to them, so no one sees them
+    change), else new ones, kept for later updates. The engine counts the buffers handed
+    out as before (each part's record has its bytes); this reuses the memory behind them,
+    which a fresh 400 kB array would page-fault in again on every step."""
+    key = (id(xp), n)
+    pool = getattr(_SCRATCH, "outputs", None)
+    if pool is None or pool[0] != key:
+        pool = _SCRATCH.outputs = (key, [])
+    arrays = pool[1]
+    out = []
+    for a in arrays:
+        if sys.getrefcount(a) == _FREE_REFS:
+            out.append(a)
+            if len(out) == 3:
+                return out
+    while len(out) < 3:
+        a = xp.empty(n, dtype=xp.float32)
+        if len(arrays) < _POOL_SIZE:
+            arrays.append(a)
+        out.append(a)
+    return out
 
 
 def _scratch(xp, n: int):
@@ -164,16 +201,17 @@ def _constants(acc_beta1, acc_beta2, *, xp, beta1, beta2, epsilon, learning_rate
     )
 
 
-def _adam_rest(value, m, v, g_scaled, g_squared, c, xp):
-    """The update from ``g (1 - b1)`` and ``g^2`` on (``g_squared`` is used as scratch)."""
+def _adam_rest(value, m, v, g_scaled, g_squared, c, xp, outs=(None, None, None)):
+    """The update from ``g (1 - b1)`` and ``g^2`` on (``g_squared`` is used as scratch),
+    into ``outs`` (new moments and values; arrays none of the inputs share) or new arrays."""
     one_minus_acc_beta1, one_minus_acc_beta2, _, one_minus_beta2, beta1, beta2, epsilon, neg_lr = c
-    new_m = xp.multiply(m, beta1)
+    new_m = xp.multiply(m, beta1, out=outs[0])
     xp.add(new_m, g_scaled, out=new_m)
-    new_v = xp.multiply(v, beta2)
+    new_v = xp.multiply(v, beta2, out=outs[1])
     scratch = g_squared
     xp.multiply(scratch, one_minus_beta2, out=scratch)
     xp.add(new_v, scratch, out=new_v)
-    new_value = xp.divide(new_m, one_minus_acc_beta1)  # bias-corrected first moment
+    new_value = xp.divide(new_m, one_minus_acc_beta1, out=outs[2])  # bias-corrected 1st moment
     xp.divide(new_v, one_minus_acc_beta2, out=scratch)  # bias-corrected second moment
     xp.sqrt(scratch, out=scratch)
     xp.add(scratch, epsilon, out=scratch)

@@ -48,6 +48,7 @@ from .input_data import (
 )
 from .input_layer import input as _input
 from .keras_files import is_keras_file, load_keras_weights, model_from_json, save_keras_weights
+from .predict_fast import PredictShortcut
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
@@ -56,8 +57,6 @@ from .topology import DisposeResult, Layer, Node, SymbolicTensor, get_source_inp
 from .weight_checkpoints import load_weights_file, save_weights_file
 
 __all__ = ["Functional", "LayersModel", "Sequential", "model", "model_from_json", "sequential"]
-
-
 
 
 @register_class
@@ -228,6 +227,11 @@ class LayersModel(Trainer, Container):
         Raises:
             LayersValueError: wrong number of inputs, or an input of the wrong shape.
         """
+        shortcut = self.__dict__.get("_predict_shortcut")
+        if shortcut is not None and type(x) is Tensor and type(batch_size) is int:
+            outs = shortcut.run(x, batch_size)
+            if outs is not None:
+                return outs
         self._assert_not_disposed()
         x, made = ensure_tensors(self._inputs_by_name(x))
         try:
@@ -236,7 +240,10 @@ class LayersModel(Trainer, Container):
                 check_input_data(xs, self.input_names, self.feed_input_shapes, False)
                 batch_size = 32 if batch_size is None else batch_size
                 check_batch_size(batch_size)
-                return self._predict_loop(xs, batch_size)
+                outs = self._predict_loop(xs, batch_size)
+                if type(x) is Tensor and len(xs) == 1 and xs[0] is x:
+                    self._remember_predict(x, batch_size, outs)
+                return outs
             finally:
                 dispose_new_tensors(xs, x)
         finally:
@@ -248,15 +255,33 @@ class LayersModel(Trainer, Container):
         """Runs the model on one batch ``x`` (TF.js's ``predictOnBatch``): one new tensor per
         output. ``x`` takes the forms of :meth:`predict`; every input's batch size must match.
         """
+        shortcut = self.__dict__.get("_predict_shortcut")
+        if shortcut is not None and type(x) is Tensor:
+            outs = shortcut.run(x, None)
+            if outs is not None:
+                return outs
         self._assert_not_disposed()
         x, made = ensure_tensors(self._inputs_by_name(x))
         try:
             check_input_data(x, self.input_names, self.feed_input_shapes, True)
             batch_size = (x[0] if isinstance(x, (list, tuple)) else x).shape[0]
-            return self._predict_loop(list(x) if isinstance(x, (list, tuple)) else [x], batch_size)
+            outs = self._predict_loop(list(x) if isinstance(x, (list, tuple)) else [x], batch_size)
+            if type(x) is Tensor and not made:
+                self._remember_predict(x, None, outs)
+            return outs
         finally:
             for t in made:
                 t.dispose()
+
+    def _remember_predict(self, x: Tensor, batch_size: int | None, outs: Any) -> None:
+        """Lets the next ``predict``/``predict_on_batch`` of a tensor like ``x`` replay
+        directly (``predict_fast.py``)."""
+        if self.run_eagerly or not self.__dict__.get("compiled_steps"):
+            return
+        shortcut = self.__dict__.get("_predict_shortcut")
+        if shortcut is None:
+            shortcut = self._predict_shortcut = PredictShortcut(self)
+        shortcut.remember(x, batch_size, outs)
 
     # ---------------------------------------------------------------- saving
     def save(

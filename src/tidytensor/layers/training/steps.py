@@ -210,7 +210,10 @@ def _hyperparameters(optimizer: Any) -> tuple:
 def train_function_of(model: Any) -> Callable[[list[Any]], list[Any]]:
     """``make_train_function(model)``, compiled unless the model runs eagerly."""
     steps = _steps(model)
-    if steps is None:
+    if steps is None or getattr(model.optimizer_, "_tidytensor_strategy", None) is not None:
+        # A data-parallel optimizer (``strategy.distribute_optimizer``) averages the
+        # gradients across workers on the host in the middle of the step: a trace would read
+        # them back to Python (and run eagerly with a warning), so the step runs op by op.
         return make_train_function(model)
     fn = steps.get("train")
     if fn is None:

@@ -25,6 +25,7 @@ import pytest
 
 import tidytensor as tf
 from golden_util import GOLDEN_DIR
+from python_spelling import python_spelling
 from tidytensor.naming import snake_case
 
 # MEMORY_PROGRAMS=<name> replays programs/<name>.json (see memory_programs.js) instead.
@@ -315,6 +316,7 @@ def _same_error(expected: str, actual: str) -> bool:
         # tidytensor's use-after-dispose error names the tensor, the op and the sites
         # (API.md §2); TF.js's is the bare sentence.
         return "disposed" in actual
+    expected = python_spelling(expected)  # the names in the user's Python spelling
     return " ".join(expected.split()) in " ".join(actual.split())
 
 

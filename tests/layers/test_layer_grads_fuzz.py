@@ -122,8 +122,8 @@ def test_grads_fuzz_file_covers_the_families():
     families = {c["name"].rsplit("_", 1)[0] for c in CASES}
     assert len(CASES) >= 150
     for family in (
-        "dense conv1d conv2d conv2dTranspose conv3d separable_conv2d depthwise_conv2d pool2d "
-        "batch_normalization layerNormalization embedding recurrent cellRnn bidirectional "
+        "dense conv1d conv2d conv2dTranspose conv3d separableConv2d depthwiseConv2d pool2d "
+        "batchNormalization layerNormalization embedding recurrent cellRnn bidirectional "
         "timeDistributed advancedActivation merge masking"
     ).split():
         assert family in families, family

@@ -24,20 +24,17 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
-from ...geometry.conv import compute_conv2d_info, compute_conv3d_info, convert_data_format
+from ...geometry.conv import compute_conv2d_info
 from ..xp_kernels import convolution as cpu
 from ..xp_kernels.convolution import (
     Scatter,
     _extents,
     _region,
-    _store,
     _tap_view,
     _windows,
     as_float32,
     filter_taps,
     fit_dy,
-    from_channels_last,
-    to_channels_last,
 )
 
 #: Largest im2col column matrix (bytes); above it, one GEMM per filter tap.
@@ -125,52 +122,14 @@ def gpu_conv_backprop_input(dy, w, info, xp):
     return scatter.result()
 
 
-def conv2d(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
-    )
-    out = gpu_conv_forward(to_channels_last(x, xp, info.channels_last), w, info, xp)
-    return from_channels_last(_store(out, x, xp), xp, info.channels_last)
-
-
-def conv2d_backprop_input(
-    dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None
-):
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt
-    )
-    dx = gpu_conv_backprop_input(to_channels_last(dy, xp, info.channels_last), w, info, xp)
-    return from_channels_last(dx, xp, info.channels_last)
-
-
-def conv2d_backprop_filter(
-    x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None
-):
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt
-    )
-    last = info.channels_last
-    return gpu_conv_backprop_filter(
-        to_channels_last(x, xp, last), to_channels_last(dy, xp, last), info, xp
-    )
-
-
-def conv3d(x, w, *, xp, strides, pad, data_format="NDHWC", dilations=(1, 1, 1)):
-    info = compute_conv3d_info(x.shape, w.shape, strides, dilations, pad)
-    return _store(gpu_conv_forward(x, w, info, xp), x, xp)
-
-
-def conv3d_backprop_input(dy, w, *, xp, strides, pad, input_shape):
-    info = compute_conv3d_info(tuple(input_shape), w.shape, strides, 1, pad)
-    return gpu_conv_backprop_input(dy, w, info, xp)
-
-
-def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
-    info = compute_conv3d_info(x.shape, tuple(filter_shape), strides, 1, pad)
-    return gpu_conv_backprop_filter(x, dy, info, xp)
+(
+    conv2d,
+    conv2d_backprop_input,
+    conv2d_backprop_filter,
+    conv3d,
+    conv3d_backprop_input,
+    conv3d_backprop_filter,
+) = cpu.conv_kernels(gpu_conv_forward, gpu_conv_backprop_input, gpu_conv_backprop_filter)
 
 
 # ---------------------------------------------------------------------------- depthwise

@@ -316,15 +316,6 @@ def conv_backprop_input(dy, w, info: ConvInfo, xp):
     return scatter.result()
 
 
-def conv2d(x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None):
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
-    )
-    out = conv_forward(to_channels_last(x, xp, info.channels_last), w, info, xp)
-    return from_channels_last(_store(out, x, xp), xp, info.channels_last)
-
-
 def _store(out, x, xp):
     """TF.js's CPU conv keeps the input's dtype (an int input accumulates in an Int32Array)."""
     if x.dtype.kind in "iub":
@@ -332,43 +323,74 @@ def _store(out, x, xp):
     return out.astype(xp.float32, copy=False)
 
 
-def conv2d_backprop_input(
-    dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None
-):
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt
+def conv_kernels(forward, backprop_input, backprop_filter):
+    """The six Conv2D/Conv3D kernels around one backend's three routines (``forward``,
+    ``backprop_input``, ``backprop_filter`` on channels-last arrays and a conv info): TF.js's
+    argument handling (data format, geometry, the input's dtype kept) is written once here and
+    shared by every backend (the GPU's routines are in ``cupy_kernels/convolution.py``)."""
+
+    def conv2d(
+        x, w, *, xp, strides, pad, data_format="NHWC", dilations=(1, 1), dim_rounding_mode=None
+    ):
+        fmt = convert_data_format(data_format)
+        info = compute_conv2d_info(
+            x.shape, w.shape, strides, dilations, pad, dim_rounding_mode, False, fmt
+        )
+        out = forward(to_channels_last(x, xp, info.channels_last), w, info, xp)
+        return from_channels_last(_store(out, x, xp), xp, info.channels_last)
+
+    def conv2d_backprop_input(
+        dy, w, *, xp, strides, pad, input_shape, data_format="NHWC", dim_rounding_mode=None
+    ):
+        fmt = convert_data_format(data_format)
+        info = compute_conv2d_info(
+            tuple(input_shape), w.shape, strides, 1, pad, dim_rounding_mode, False, fmt
+        )
+        dx = backprop_input(to_channels_last(dy, xp, info.channels_last), w, info, xp)
+        return from_channels_last(dx, xp, info.channels_last)
+
+    def conv2d_backprop_filter(
+        x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None
+    ):
+        fmt = convert_data_format(data_format)
+        info = compute_conv2d_info(
+            x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt
+        )
+        last = info.channels_last
+        return backprop_filter(
+            to_channels_last(x, xp, last), to_channels_last(dy, xp, last), info, xp
+        )
+
+    def conv3d(x, w, *, xp, strides, pad, data_format="NDHWC", dilations=(1, 1, 1)):
+        info = compute_conv3d_info(x.shape, w.shape, strides, dilations, pad)
+        return _store(forward(x, w, info, xp), x, xp)
+
+    def conv3d_backprop_input(dy, w, *, xp, strides, pad, input_shape):
+        info = compute_conv3d_info(tuple(input_shape), w.shape, strides, 1, pad)
+        return backprop_input(dy, w, info, xp)
+
+    def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
+        info = compute_conv3d_info(x.shape, tuple(filter_shape), strides, 1, pad)
+        return backprop_filter(x, dy, info, xp)
+
+    return (
+        conv2d,
+        conv2d_backprop_input,
+        conv2d_backprop_filter,
+        conv3d,
+        conv3d_backprop_input,
+        conv3d_backprop_filter,
     )
-    dx = conv_backprop_input(to_channels_last(dy, xp, info.channels_last), w, info, xp)
-    return from_channels_last(dx, xp, info.channels_last)
 
 
-def conv2d_backprop_filter(
-    x, dy, *, xp, strides, pad, filter_shape, data_format="NHWC", dim_rounding_mode=None
-):
-    fmt = convert_data_format(data_format)
-    info = compute_conv2d_info(
-        x.shape, tuple(filter_shape), strides, 1, pad, dim_rounding_mode, False, fmt
-    )
-    last = info.channels_last
-    return conv_backprop_filter(
-        to_channels_last(x, xp, last), to_channels_last(dy, xp, last), info, xp
-    )
-
-
-def conv3d(x, w, *, xp, strides, pad, data_format="NDHWC", dilations=(1, 1, 1)):
-    info = compute_conv3d_info(x.shape, w.shape, strides, dilations, pad)
-    return _store(conv_forward(x, w, info, xp), x, xp)
-
-
-def conv3d_backprop_input(dy, w, *, xp, strides, pad, input_shape):
-    info = compute_conv3d_info(tuple(input_shape), w.shape, strides, 1, pad)
-    return conv_backprop_input(dy, w, info, xp)
-
-
-def conv3d_backprop_filter(x, dy, *, xp, strides, pad, filter_shape):
-    info = compute_conv3d_info(x.shape, tuple(filter_shape), strides, 1, pad)
-    return conv_backprop_filter(x, dy, info, xp)
+(
+    conv2d,
+    conv2d_backprop_input,
+    conv2d_backprop_filter,
+    conv3d,
+    conv3d_backprop_input,
+    conv3d_backprop_filter,
+) = conv_kernels(conv_forward, conv_backprop_input, conv_backprop_filter)
 
 
 # ---------------------------------------------------------------------------- depthwise

@@ -56,6 +56,7 @@ CoreState = _core.CoreState
 HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase
 bind = _core.bind
+dispose_tensor = _core.dispose_tensor
 live_handles = _core.live_handles
 make_tensor = _core.make_tensor
 new_handle = _core.new_handle

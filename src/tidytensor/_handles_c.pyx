@@ -229,3 +229,35 @@ def make_tensor(engine, data_id, shape, dtype, backend=None, ctx=None, site=None
         scope.track.append(t)
     _untrack(t)
     return t
+
+
+def dispose_tensor(engine, t, site=None):
+    """Drops one handle (or a leaked handle's record): counters down, buffer refcount down,
+    buffer freed at zero (``Engine.dispose_tensor``)."""
+    cdef CoreState state
+    cdef Py_ssize_t live
+    t._disposed = True
+    t._dispose_site = site
+    data_id = t.data_id
+    backend = data_id.backend
+    if data_id.refs <= 0 or not backend.alive:  # buffer already gone (engine reset)
+        return
+    state = engine.state
+    state.num_tensors -= 1
+    dtype = t.dtype
+    if dtype is not _complex64 and dtype != _complex64:
+        rdtype = data_id.dtype
+        if dtype is rdtype or dtype == rdtype:
+            state.num_bytes -= data_id.nbytes
+        else:
+            state.num_bytes -= _logical_bytes(t._shape, dtype)
+        if dtype is _string or dtype == _string:
+            state.num_string_tensors -= 1
+    if backend.dispose_data(data_id):
+        state.num_data_buffers -= 1
+        live = state.buffer_bytes
+        if live > state.peak_bytes:
+            state.peak_bytes = live
+        state.buffer_bytes = live - data_id.nbytes
+        if (<object>state).alert_fired and state.buffer_bytes < engine.alert_level:
+            engine._rearm_alert()

@@ -151,3 +151,32 @@ def make_tensor(
     t = new_handle(_tensor_cls, data_id, shape, dtype, scope.id, site)
     scope.track.append(t)
     return t
+
+
+def dispose_tensor(engine: Any, t: Any, site: Any = None) -> None:
+    """Drops one handle (or a leaked handle's record): counters down, buffer refcount down,
+    buffer freed at zero (``Engine.dispose_tensor``)."""
+    t._disposed = True
+    t._dispose_site = site
+    data_id = t.data_id
+    if data_id.refs <= 0 or not data_id.backend.alive:  # buffer already gone (engine reset)
+        return
+    state = engine.state
+    state.num_tensors -= 1
+    dtype = t.dtype
+    if dtype != _complex64:
+        state.num_bytes -= (
+            data_id.nbytes
+            if dtype is data_id.dtype or dtype == data_id.dtype
+            else _logical_bytes(t._shape, dtype)
+        )
+        if dtype == _string:
+            state.num_string_tensors -= 1
+    if data_id.backend.dispose_data(data_id):
+        state.num_data_buffers -= 1
+        live = state.buffer_bytes
+        if live > state.peak_bytes:
+            state.peak_bytes = live
+        state.buffer_bytes = live - data_id.nbytes
+        if state.alert_fired and state.buffer_bytes < engine.alert_level:
+            engine._rearm_alert()

@@ -139,32 +139,9 @@ class Engine(
             raise disposed_error(t, op_name)
         return data_id.backend.read_sync(data_id, t._shape, t.dtype)
 
-    def dispose_tensor(self, t: Tensor, site: Any = None) -> None:
-        """Drops one handle: counters down, buffer refcount down, buffer freed at zero."""
-        t._disposed = True
-        t._dispose_site = site
-        data_id = t.data_id
-        if data_id.refs <= 0 or not data_id.backend.alive:  # buffer already gone (engine reset)
-            return
-        state = self.state
-        state.num_tensors -= 1
-        dtype = t.dtype
-        if dtype != COMPLEX64:
-            state.num_bytes -= (
-                data_id.nbytes
-                if dtype is data_id.dtype or dtype == data_id.dtype
-                else _logical_bytes(t._shape, dtype)
-            )
-            if dtype == STRING:
-                state.num_string_tensors -= 1
-        if data_id.backend.dispose_data(data_id):
-            state.num_data_buffers -= 1
-            live = state.buffer_bytes
-            if live > state.peak_bytes:
-                state.peak_bytes = live
-            state.buffer_bytes = live - data_id.nbytes
-            if state.alert_fired and state.buffer_bytes < self.alert_level:
-                self._rearm_alert()
+    #: Drops one handle: counters down, buffer refcount down, buffer freed at zero; called
+    #: as ``self.dispose_tensor(t, site=None)``. The per-op core's function (``_handles.py``).
+    dispose_tensor = _handles.dispose_tensor
 
     def dispose(self, container: Any) -> None:
         """Disposes a tensor, a variable, or every tensor in a nested container

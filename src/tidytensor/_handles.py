@@ -35,7 +35,8 @@ if os.environ.get("TIDYTENSOR_PURE_PYTHON", "").strip() not in ("", "0"):
     FALLBACK_REASON = "TIDYTENSOR_PURE_PYTHON is set"
 else:
     try:
-        from . import _handles_c as _core  # type: ignore[attr-defined]
+        # An absolute import: a compiled module has no .py file for the import graphs.
+        import tidytensor._handles_c as _core  # type: ignore[import-not-found]
     except ImportError as exc:
         from . import _handles_py as _core
 

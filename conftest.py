@@ -10,6 +10,18 @@ import pytest
 import tidytensor as tf
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # The per-op core is chosen when tidytensor is imported (before any option is read):
+    # TIDYTENSOR_PURE_PYTHON=1 picks the Python reference. This option states which core the
+    # run expects; tests/test_engine_core.py fails when another one is active.
+    parser.addoption(
+        "--engine-core",
+        choices=("compiled", "python"),
+        default=None,
+        help="the per-op core this run must use (TIDYTENSOR_PURE_PYTHON=1 selects 'python')",
+    )
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """conftest.py files are plugins, never collected: with ``--doctest-modules`` (pyproject's
     addopts) pytest would import each one a second time as a doctest module named

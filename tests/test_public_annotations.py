@@ -79,4 +79,11 @@ def test_every_public_signature_is_annotated():
 def test_py_typed_ships_with_the_package():
     assert (ROOT / "src" / "tidytensor" / "py.typed").is_file()
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"src/tidytensor/py.typed"' in pyproject
+    assert '"py.typed"' in pyproject  # setuptools' package data
+    try:  # installed (CI installs the package): the wheel's file list holds it
+        import importlib.metadata as metadata
+
+        files = metadata.files("tidytensor") or []
+    except metadata.PackageNotFoundError:  # a PYTHONPATH=src checkout
+        return
+    assert any(str(f).endswith("tidytensor/py.typed") for f in files)

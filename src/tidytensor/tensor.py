@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from . import sites
+from ._handles import HandleBase
+from ._handles import new_handle as new_handle
 from .dtypes import BOOL, COMPLEX64, NUMPY_DTYPE, STRING, check_dtype
 from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, TensorDisposedError
 from .js_numbers import js_store, js_to_number
@@ -29,25 +31,16 @@ from .printing import tensor_to_string
 _engine: Any = None
 #: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
 _tensor_ids = itertools.count()
-_new_object = object.__new__
 _finalizing = sys.is_finalizing
 
 
-class Tensor:
+class Tensor(HandleBase):
     """An immutable n-dimensional array owned by the engine until disposed."""
 
-    __slots__ = (
-        "id",
-        "data_id",
-        "_shape",
-        "dtype",
-        "scope_id",
-        "kept",
-        "_disposed",
-        "_site",
-        "_dispose_site",
-        "__weakref__",
-    )
+    # The fields (id, data_id, _shape, dtype, scope_id, kept, _disposed, _site,
+    # _dispose_site) are HandleBase's: in the compiled core a C struct the cyclic garbage
+    # collector does not track (``_handles.py``).
+    __slots__ = ()
 
     # Tensors compare element-wise with ``==``, so hashing is by identity.
     __hash__ = object.__hash__
@@ -272,25 +265,6 @@ def id_mark() -> int:
     """An id no handle has: every handle made afterwards gets a larger one (``tf.function``'s
     tracer tells tensors made during a call from those made before)."""
     return next(_tensor_ids)
-
-
-def new_handle(
-    cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
-) -> Any:
-    """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field
-    (``_dispose_site`` is set when the handle is disposed). The engine counts and tracks what
-    it makes (``Engine._make_tensor``, ``make_variable``); ``__init__`` is for users, as
-    TF.js's Tensor constructor is internal."""
-    t = _new_object(cls)
-    t.id = next(_tensor_ids)
-    t.data_id = data_id
-    t._shape = shape
-    t.dtype = dtype
-    t.scope_id = scope_id
-    t.kept = False
-    t._disposed = False
-    t._site = site
-    return t
 
 
 def _describe_args(args: tuple, kwargs: dict) -> str:

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import sites
+from ._handles import live_handles
 from .autodiff import grads as _grads
 from .dtypes import BYTES_PER_ELEMENT
 from .engine import ENGINE
@@ -166,12 +167,12 @@ def _buffer_alive(data_id: Any) -> bool:
 
 def tensors_since(first_id: int = 0) -> list[TensorRecord]:
     """Every tensor handle with id ``>= first_id`` that still holds a live buffer: handles
-    still referenced from Python (found through the garbage collector) and handles that
+    still referenced from Python (``live_handles``) and handles that
     were garbage-collected without being disposed (``tf.leaks()``), oldest first. Runs a
     full garbage collection first, so unreachable handles are reported as such."""
     gc.collect()
     found = []
-    for obj in gc.get_objects():
+    for obj in live_handles():
         if (
             isinstance(obj, Tensor)
             and obj.id >= first_id

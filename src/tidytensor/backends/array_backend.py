@@ -12,6 +12,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from .._handles import RecordBase
+from .._handles import new_record as _new_record
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
 from ..kernel_registry import KernelConfig, register_kernel
 from . import Backend
@@ -50,28 +52,20 @@ FAMILIES = (
 )
 
 
-class DataId:
-    """One buffer: its array, its handle count and its owner. The engine reads ``refs``,
-    ``backend`` and ``nbytes``; only the backend writes them."""
+class DataId(RecordBase):
+    """One buffer: its array (``values``), its handle count (``refs``), its owner
+    (``backend``), ``nbytes``, ``shape`` and ``dtype``. The engine reads ``refs``, ``backend``
+    and ``nbytes``; only the backend writes them. The fields are RecordBase's: in the compiled
+    core a C struct the cyclic garbage collector does not track (``_handles.py``)."""
 
-    __slots__ = ("values", "refs", "backend", "nbytes", "shape", "dtype")
-
-
-_new_record = object.__new__
+    __slots__ = ()
 
 
 def new_record(values: Any, backend: ArrayBackend, nbytes: int, dtype: str) -> DataId:
     """The one constructor of buffer records: a new buffer holding ``values`` (one handle),
     counted by its backend."""
     backend._num_ids += 1
-    rec = _new_record(DataId)
-    rec.values = values
-    rec.refs = 1
-    rec.backend = backend
-    rec.nbytes = nbytes
-    rec.shape = values.shape
-    rec.dtype = dtype
-    return rec
+    return _new_record(DataId, values, backend, nbytes, dtype)
 
 
 def _relabel(values: Any, dtype: str) -> Any:

@@ -23,11 +23,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .. import kernel_registry, sites
+from .. import _handles, kernel_registry, sites
 from .. import tensor as _tensor_module
 from ..dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
 from ..errors import ArgumentTypeError, TidyTensorError
-from ..tensor import Tensor, Variable, disposed_error, new_handle
+from ..tensor import Tensor, Variable, disposed_error
 from .backend_registry import BackendRegistry
 from .devices import DeviceRegistry
 from .kernel_errors import KernelErrors
@@ -121,44 +121,15 @@ class Engine(
             self.tracer.on_host_tensor(t)
         return t
 
-    def _make_tensor(
-        self,
-        data_id: Any,
-        shape: tuple[int, ...],
-        dtype: str,
-        backend: Any,
-        ctx: ScopeContext | None = None,
-        site: Any = None,
-    ) -> Tensor:
-        """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``). The fast
-        op path passes the calling thread's ``ctx`` and the user's ``site`` it already has."""
-        state = self.state
-        if data_id.refs == 1:  # a fresh buffer: shared ones were inc_ref'd by their kernel
-            # One in-place add: with the GIL, another thread cannot interleave inside it.
-            state.buffer_bytes += data_id.nbytes
-            if state.buffer_bytes > state.check_bytes:
-                self._over_budget(data_id, shape, dtype)
-            state.num_data_buffers += 1
-        state.num_tensors += 1
-        if dtype != COMPLEX64:
-            # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
-            state.num_bytes += (
-                data_id.nbytes
-                if dtype is data_id.dtype or dtype == data_id.dtype
-                else _logical_bytes(shape, dtype)
-            )
-            if dtype == STRING:
-                state.num_string_tensors += 1
-        if ctx is None:
-            ctx = _get_context(None) or current_context()
-        if site is None and self.track_sites:
-            site = ctx.site or sites.user_site(2)
-        scope = ctx.active
-        if scope is None:
-            return new_handle(Tensor, data_id, shape, dtype, None, site)
-        t = new_handle(Tensor, data_id, shape, dtype, scope.id, site)
-        scope.track.append(t)
-        return t
+    #: Which per-op core runs: ``'compiled'`` (the extension built by ``pip install .``) or
+    #: ``'python'`` (its reference: ``TIDYTENSOR_PURE_PYTHON=1``, or the extension missing).
+    core: str = _handles.KIND
+
+    #: Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``), called as
+    #: ``self._make_tensor(data_id, shape, dtype, backend, ctx=None, site=None)``: the fast op
+    #: path passes the calling thread's ``ctx`` and the user's ``site`` it already has. The
+    #: per-op core's function (compiled, or its Python reference: ``_handles.py``).
+    _make_tensor = _handles.make_tensor
 
     def read_sync(self, t: Tensor, op_name: str) -> Any:
         if self.tracer is not None:
@@ -168,32 +139,9 @@ class Engine(
             raise disposed_error(t, op_name)
         return data_id.backend.read_sync(data_id, t._shape, t.dtype)
 
-    def dispose_tensor(self, t: Tensor, site: Any = None) -> None:
-        """Drops one handle: counters down, buffer refcount down, buffer freed at zero."""
-        t._disposed = True
-        t._dispose_site = site
-        data_id = t.data_id
-        if data_id.refs <= 0 or not data_id.backend.alive:  # buffer already gone (engine reset)
-            return
-        state = self.state
-        state.num_tensors -= 1
-        dtype = t.dtype
-        if dtype != COMPLEX64:
-            state.num_bytes -= (
-                data_id.nbytes
-                if dtype is data_id.dtype or dtype == data_id.dtype
-                else _logical_bytes(t._shape, dtype)
-            )
-            if dtype == STRING:
-                state.num_string_tensors -= 1
-        if data_id.backend.dispose_data(data_id):
-            state.num_data_buffers -= 1
-            live = state.buffer_bytes
-            if live > state.peak_bytes:
-                state.peak_bytes = live
-            state.buffer_bytes = live - data_id.nbytes
-            if state.alert_fired and state.buffer_bytes < self.alert_level:
-                self._rearm_alert()
+    #: Drops one handle: counters down, buffer refcount down, buffer freed at zero; called
+    #: as ``self.dispose_tensor(t, site=None)``. The per-op core's function (``_handles.py``).
+    dispose_tensor = _handles.dispose_tensor
 
     def dispose(self, container: Any) -> None:
         """Disposes a tensor, a variable, or every tensor in a nested container
@@ -570,5 +518,15 @@ def _walk(container: Any, found: list[Tensor], seen: set[int]) -> None:
             _walk(item, found, seen)
 
 
+_handles.bind(
+    Tensor,
+    _tensor_module._tensor_ids,
+    _scope_context,
+    current_context,
+    sites.user_site,
+    _logical_bytes,
+    COMPLEX64,
+    STRING,
+)
 ENGINE = Engine()
 _tensor_module._engine = ENGINE

@@ -10,7 +10,6 @@ reports those counters, off that path.
 from __future__ import annotations
 
 import atexit
-import gc
 import math
 import time
 import warnings
@@ -18,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import sites
+from .._handles import live_handles
 from ..errors import LeakWarning, MemoryAlertWarning, ResourceExhaustedError
 from ..tensor import Tensor
 from .records import LeakedTensor, MemoryInfo
@@ -231,10 +231,10 @@ def largest_live_lines(leaked: list[LeakedTensor], n: int = 5) -> list[str]:
 
 
 def _largest_live_tensors(n: int, leaked: list[LeakedTensor]) -> list[tuple[Any, int]]:
-    """The n largest live handles (found through the garbage collector: error path only),
-    with the ``leaked`` records' buffers (garbage-collected handles hold live buffers too)."""
+    """The n largest live handles (``live_handles``: error path only), with the ``leaked``
+    records' buffers (garbage-collected handles hold live buffers too)."""
     found: list[tuple[Any, int]] = []
-    for obj in gc.get_objects():
+    for obj in live_handles():
         if (
             isinstance(obj, Tensor)
             and not obj._disposed

@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from .. import sites
+from .._handles import CoreState
 from ..dtypes import BYTES_PER_ELEMENT
 from ..tensor import Tensor, Variable
 from .records import KernelProfile, LeakedTensor, ScopeEvent
@@ -88,19 +89,14 @@ def _context_or_fresh() -> ScopeContext:
     return ctx if ctx is not None else ScopeContext()
 
 
-class EngineState:
-    """Everything ``engine.reset()`` throws away."""
+class EngineState(CoreState):
+    """Everything ``engine.reset()`` throws away. The per-op counters (``num_tensors``,
+    ``num_string_tensors``, ``num_data_buffers``, ``num_bytes``, ``buffer_bytes``,
+    ``peak_bytes``, ``check_bytes``) are ``CoreState``'s fields (``_handles.py``)."""
 
     __slots__ = (
         "registered_variables",
-        "num_tensors",
-        "num_string_tensors",
-        "num_data_buffers",
-        "num_bytes",
-        "buffer_bytes",
-        "peak_bytes",
         "byte_limit",
-        "check_bytes",
         "alert_fired",
         "leaked",
         "next_scope_id",

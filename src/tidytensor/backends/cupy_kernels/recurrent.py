@@ -1,0 +1,426 @@
+"""LSTM and GRU sequence kernels for the GPU: TidyLSTMSequence, TidyGRUSequence and their
+gradients, with the CPU kernels' inputs, attrs, outputs and gradients
+(``xp_kernels/recurrent.py``, whose argument handling they share).
+
+On a GPU a sequence costs kernel launches (15-30 µs each), not arithmetic, so the CPU
+kernels' many small in-place ufunc calls per time step are wrong for it. Here:
+
+- the input projection of every time step is one matmul before the loop (``x @ kernel +
+  bias``, time-major, in processing order);
+- an LSTM step is one matmul (``h @ recurrentKernel``) and one fused kernel (``xp.fuse``) for
+  all the gate activations, the cell and hidden update, the mask's select and the
+  recurrent-dropout product; a GRU step is two of each (its reset gate multiplies the state
+  before the candidate's matmul);
+- the backward pass is the same per step: one fused kernel for the gate derivatives (and the
+  running state gradients), one matmul back through the recurrent kernel (two of each for a
+  GRU); the weight, bias and input gradients are one matmul over all steps after the loop,
+  and so are the recurrent-dropout and mask gradients;
+- the gates' gradients come out of the fused kernel as one ``[B, gates, U]`` array (its
+  other inputs broadcast over the gate axis and a gate index picks each gate's formula), so
+  the matmul back reads them without a concatenation;
+- the forward pass keeps the input projection, the recurrent matmuls' results and the
+  states in its ``workspace`` (one concatenation after the loop); the backward pass
+  recomputes the activations from them inside its fused kernels.
+
+Without ``xp.fuse`` (NumPy: the CPU tests run these kernels with ``xp=numpy``) the fused
+functions run as plain ufunc calls, with the same results.
+
+A hard sigmoid is ``clip(0.2 z + 0.5, 0, 1)`` here (the CPU kernels fold ``0.2`` and ``0.5``
+into their stacked weights: the same values up to float32 rounding). Its gradient passes
+where the CPU kernels' does: the LSTM's gates bounds included (TF.js's ClipByValue), the GRU's
+strictly inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...kernel_names import recurrent as kr
+from ..xp_kernels import recurrent as cpu
+
+__all__ = ["KERNELS", "fused_step"]
+
+_CACHE: dict[tuple, Callable[..., Any]] = {}
+
+
+def fused_step(xp: Any, build: Callable[..., Callable[..., Any]], *flags: Any) -> Any:
+    """``build(xp, *flags)``'s function as one ``xp.fuse`` kernel (made once per module and
+    flags), or as plain ufunc calls where ``xp`` has no ``fuse``."""
+    key = (xp, build, flags)
+    fn = _CACHE.get(key)
+    if fn is None:
+        py = build(xp, *flags)
+        fuse = getattr(xp, "fuse", None)
+        fn = _CACHE[key] = fuse(py) if fuse is not None else py
+    return fn
+
+
+def _tuple(out: Any) -> tuple:
+    return out if isinstance(out, tuple) else (out,)
+
+
+# ------------------------------------------------------------------- elementwise math
+def _activate(name: str, v: Any, xp: Any) -> Any:
+    if name == "tanh":
+        return xp.tanh(v)
+    if name == "sigmoid":
+        return 1 / (1 + xp.exp(-v))
+    if name == "hardSigmoid":
+        return xp.minimum(xp.maximum(0.2 * v + 0.5, 0), 1)
+    if name == "relu":
+        return xp.maximum(v, 0)
+    return v + 0  # linear (a new value, never the input itself)
+
+
+def _times_derivative(name: str, grad: Any, a: Any) -> Any:
+    """``grad * activation'(z)`` from the activation's output ``a`` (the CPU kernels'
+    ``_dact``: a hard sigmoid passes strictly inside its bounds)."""
+    if name == "tanh":
+        return grad * (1 - a * a)
+    if name == "sigmoid":
+        return grad * ((1 - a) * a)
+    if name == "hardSigmoid":
+        return grad * ((a > 0) & (a < 1)) * 0.2
+    if name == "relu":
+        return grad * (a > 0)
+    return grad + 0
+
+
+def _times_gate_derivative(name: str, grad: Any, a: Any, z: Any) -> Any:
+    """The LSTM gates' ``grad * activation'(z)``: a hard sigmoid passes where it did not
+    clip, bounds included, as the CPU kernel's clip mask."""
+    if name == "hardSigmoid":
+        v = 0.2 * z + 0.5
+        return grad * ((v >= 0) & (v <= 1)) * 0.2
+    return _times_derivative(name, grad, a)
+
+
+# --------------------------------------------------------------------- shared helpers
+def _split(a: Any, n: int, units: int) -> list[Any]:
+    """The ``n`` gate column blocks of ``a [B, n * units]`` as ``[B, units]`` views."""
+    return [a[:, k * units : (k + 1) * units] for k in range(n)]
+
+
+def _split3(a: Any, n: int, units: int) -> list[Any]:
+    """The same blocks as ``[B, 1, units]`` views (broadcast over a gate axis)."""
+    return [b[:, None, :] for b in _split(a, n, units)]
+
+
+def _time_major(x: Any, go_backwards: bool, xp: Any) -> Any:
+    """``x [B, T, D]`` as a contiguous ``[T, B, D]`` in processing order."""
+    xt = x.transpose(1, 0, 2)
+    return xp.ascontiguousarray(xt[::-1] if go_backwards else xt)
+
+
+def _projection(x: Any, w: Any, bias: Any, go_backwards: bool, xp: Any) -> Any:
+    """Every step's input projection ``x_t @ kernel + bias`` as ``[T, B, G]``."""
+    B, T, D = x.shape
+    xz = xp.dot(_time_major(x, go_backwards, xp).reshape(T * B, D), w)
+    if bias is not None:
+        xz += bias
+    return xz.reshape(T, B, w.shape[1])
+
+
+def _step_masks(mask: Any, go_backwards: bool, xp: Any) -> tuple[Any, Any]:
+    """A ``[B, T]`` mask as ``(m, 1 - m)``, each ``[T, B, 1]`` in processing order."""
+    if mask is None:
+        return None, None
+    m = mask.T[::-1] if go_backwards else mask.T
+    m = xp.ascontiguousarray(m)[:, :, None]
+    return m, 1 - m
+
+
+def _stack(arrays: list[Any], shape: tuple[int, ...], xp: Any) -> Any:
+    return xp.stack(arrays) if arrays else xp.empty((0, *shape), dtype=xp.float32)
+
+
+def _pack(parts: list[Any], xp: Any) -> Any:
+    """The workspace: every array of ``parts`` (arrays or lists of arrays) flattened into one
+    float32 array (one concatenation)."""
+    flat = []
+    for part in parts:
+        for a in part if isinstance(part, list) else [part]:
+            flat.append(a.reshape(-1))
+    if not flat:
+        return xp.empty(0, dtype=xp.float32)
+    return xp.concatenate(flat)
+
+
+def _sequence(H: list[Any], B: int, U: int, return_sequences: bool, xp: Any) -> Any:
+    if not return_sequences:
+        return xp.empty((B, 0, U), dtype=xp.float32)
+    return xp.ascontiguousarray(_stack(H, (B, U), xp).transpose(1, 0, 2))
+
+
+def _sequence_grad(dseq: Any, T: int, xp: Any) -> Any:
+    """``dL/dsequence`` as ``[T, B, U]`` (processing order = the sequence's order), or None
+    when the layer returned no sequence."""
+    if T == 0 or dseq.shape[1] != T:
+        return None
+    return xp.ascontiguousarray(dseq.transpose(1, 0, 2))
+
+
+def _previous(states: Any, first: Any, xp: Any) -> Any:
+    """``[first, states[0], ..., states[T - 2]]`` (``states [T, B, U]``) as ``[T, B, U]``."""
+    return xp.concatenate([first[None], states[:-1]]) if len(states) else states
+
+
+def _input_grad(dx_t: Any, go_backwards: bool, xp: Any) -> Any:
+    """``[T, B, D]`` in processing order as ``dx [B, T, D]``."""
+    out = dx_t[::-1] if go_backwards else dx_t
+    return xp.ascontiguousarray(out.transpose(1, 0, 2))
+
+
+def _mask_grad(terms: list[Any], has_mask: bool, go_backwards: bool, B: int, xp: Any) -> Any:
+    """``dL/dmask [B, T]`` from each step's ``[B, ..., U]`` terms (in reverse processing
+    order), summed over the units."""
+    if not has_mask:
+        return None
+    if not terms:
+        return xp.zeros((B, 0), dtype=xp.float32)
+    dm = xp.stack([e[:, 0] for e in terms[::-1]]).sum(axis=2, dtype=xp.float32)  # [T, B]
+    return xp.ascontiguousarray((dm[::-1] if go_backwards else dm).T)
+
+
+def _gate_index(n: int, xp: Any) -> Any:
+    return xp.arange(n, dtype=xp.int32).reshape(1, n, 1)
+
+
+def _first_slice(a: Any) -> Any:
+    """A fused kernel's ``[B, 1 or gates, U]`` output as ``[B, 1, U]``."""
+    return a[:, :1]
+
+
+def _incoming(args: Any, first: bool, dropped: bool, masked: bool, has_ds: bool) -> Any:
+    """A backward step's gradient of its output state, read from the iterator ``args``
+    (:func:`_incoming_args`' order): ``dh_last`` at the first step, else the gradient of the
+    step after it through the recurrent matmul ``raw`` times the dropout mask, plus what a
+    masked step after it carried (``dh_next * (1 - m_next)``); plus the sequence's
+    gradient."""
+    dh = next(args)
+    if not first:
+        if dropped:
+            dh = dh * next(args)
+        if masked:
+            dh = dh + next(args) * next(args)
+    if has_ds:
+        dh = dh + next(args)
+    return dh
+
+
+def _incoming_args(first, dh_last, raw, rm, dh_next, nm_next, ds) -> list:
+    """The inputs :func:`_incoming` reads, in its order."""
+    if first:
+        args = [dh_last]
+    else:
+        args = [raw] + ([] if rm is None else [rm])
+        if nm_next is not None:
+            args += [dh_next, nm_next]
+    return args if ds is None else [*args, ds]
+
+
+# =============================================================================== LSTM
+def _lstm_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
+    def lstm_step(*args):
+        xi, xf, xc, xo, ri, rf, rc, ro, c = args[:9]
+        i = _activate(ra, xi + ri, xp)
+        f = _activate(ra, xf + rf, xp)
+        g = _activate(act, xc + rc, xp)
+        o = _activate(ra, xo + ro, xp)
+        cn = f * c + i * g
+        hn = o * _activate(act, cn, xp)
+        if masked:
+            h, m, nm = args[9:12]
+            cn = cn * m + c * nm
+            hn = hn * m + h * nm
+        if dropped:
+            return cn, hn, hn * args[-1]
+        return cn, hn
+
+    return lstm_step
+
+
+def _lstm_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
+    """The workspace: the input projections and the recurrent matmuls' results ``[T, B, 4U]``,
+    the cells and states ``[T, B, U]``, [the states times the dropout mask]."""
+    return [(T, B, 4 * U), (T, B, 4 * U), (T, B, U), (T, B, U)] + [(T, B, U)] * dropped
+
+
+def lstm_sequence(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    x, w, rk, h0, c0 = arrays[:5]
+    bias, rm, mask = cpu._optional(arrays[5:], has_bias, has_rec_mask, has_mask)
+    B, T, _ = x.shape
+    U = rk.shape[0]
+    XZ = _projection(x, w, bias, go_backwards, xp)
+    M, NM = _step_masks(mask, go_backwards, xp)
+    step = fused_step(xp, _lstm_step, activation, recurrent_activation, M is not None, rm is not None)
+    h, c = h0, c0
+    hin = h0 if rm is None else h0 * rm
+    HR, C, H, HIN = [], [], [], []
+    for t in range(T):
+        hr = xp.dot(hin, rk)
+        args = [*_split(XZ[t], 4, U), *_split(hr, 4, U), c]
+        if M is not None:
+            args += [h, M[t], NM[t]]
+        if rm is not None:
+            args.append(rm)
+        out = step(*args)
+        c, h = out[0], out[1]
+        hin = out[2] if rm is not None else h
+        HR.append(hr)
+        C.append(c)
+        H.append(h)
+        if rm is not None:
+            HIN.append(hin)
+    ws = _pack([XZ, HR, C, H, HIN], xp)
+    last_h, last_c = (h, c) if T else (h0.copy(), c0.copy())
+    return [_sequence(H, B, U, return_sequences, xp), last_h, last_c, ws]
+
+
+def _lstm_grad_step(
+    xp: Any, act: str, ra: str, masked: bool, dropped: bool, has_ds: bool, first: bool
+) -> Any:
+    def lstm_step_grad(*args):
+        xi, xf, xc, xo, ri, rf, rc, ro, cprev, k, dc = args[:11]
+        rest = iter(args[11:])
+        if masked:
+            m, nm, hprev = next(rest), next(rest), next(rest)
+        dh = _incoming(rest, first, dropped, masked, has_ds)
+        zi, zf, zg, zo = xi + ri, xf + rf, xc + rc, xo + ro
+        i, f = _activate(ra, zi, xp), _activate(ra, zf, xp)
+        g, o = _activate(act, zg, xp), _activate(ra, zo, xp)
+        cn = f * cprev + i * g
+        tc = _activate(act, cn, xp)
+        dhn, dcn = (dh * m, dc * m) if masked else (dh, dc)
+        dct = _times_derivative(act, dhn * o, tc) + dcn
+        dz = xp.where(
+            k == 0,
+            _times_gate_derivative(ra, dct * g, i, zi),
+            xp.where(
+                k == 1,
+                _times_gate_derivative(ra, dct * cprev, f, zf),
+                xp.where(
+                    k == 2,
+                    _times_derivative(act, dct * i, g),
+                    _times_gate_derivative(ra, dhn * tc, o, zo),
+                ),
+            ),
+        )
+        dc_prev = dct * f
+        if not masked:
+            return dz, dc_prev
+        # dL/dm: dh . (h_new - h_prev) + dc . (c_new - c_prev), summed after the loop.
+        term = dh * (o * tc - hprev) + dc * (cn - cprev)
+        return dz, dc_prev + dc * nm, dh, term
+
+    return lstm_step_grad
+
+
+def lstm_sequence_grad(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    dseq, dh_last, dc_last = arrays[:3]
+    x, w, rk, h0, c0 = arrays[3:8]
+    bias, rm, mask = cpu._optional(arrays[8:-1], has_bias, has_rec_mask, has_mask)
+    B, T, D = x.shape
+    U = rk.shape[0]
+    G = 4 * U
+    dropped = rm is not None
+    XZ, HR, C, H, *rest = cpu._carve(arrays[-1], *_lstm_layout(T, B, U, dropped))
+    hin0 = h0 if rm is None else h0 * rm
+    M, NM = _step_masks(mask, go_backwards, xp)
+    masked = M is not None
+    dS = _sequence_grad(dseq, T, xp)
+    rkt = xp.ascontiguousarray(rk.T)
+    k = _gate_index(4, xp)
+    rm3 = None if rm is None else rm[:, None, :]
+    DZ, RAW, TERMS = [], [], []
+    dc, raw, dh_in = dc_last[:, None, :], None, None
+    for t in range(T - 1, -1, -1):
+        first = t == T - 1
+        cprev = C[t - 1] if t else c0
+        args = [*_split3(XZ[t], 4, U), *_split3(HR[t], 4, U), cprev[:, None, :], k, dc]
+        if masked:
+            hprev = H[t - 1] if t else h0
+            args += [M[t][:, None], NM[t][:, None], hprev[:, None, :]]
+        nm_next = None if first or not masked else NM[t + 1][:, None]
+        args += _incoming_args(
+            first,
+            dh_last[:, None, :],
+            raw,
+            rm3,
+            dh_in,
+            nm_next,
+            None if dS is None else dS[t][:, None, :],
+        )
+        step = fused_step(
+            xp,
+            _lstm_grad_step,
+            activation,
+            recurrent_activation,
+            masked,
+            dropped,
+            dS is not None,
+            first,
+        )
+        out = step(*args)
+        dz = out[0].reshape(B, G)
+        dc = _first_slice(out[1])
+        if masked:
+            dh_in = _first_slice(out[2])
+            TERMS.append(out[3])
+        raw = xp.dot(dz, rkt)[:, None, :]
+        DZ.append(dz)
+        RAW.append(raw)
+    # After the loop: the first step's state gradients, then everything summed over steps.
+    if T:
+        dh0 = raw if rm is None else raw * rm3
+        if masked:
+            dh0 = dh0 + dh_in * NM[0][:, None]
+        dh0 = dh0[:, 0]
+    else:
+        dh0 = dh_last.copy()
+    dZ = _stack(DZ[::-1], (B, G), xp).reshape(T * B, G)
+    xt = _time_major(x, go_backwards, xp).reshape(T * B, D)
+    hins = _previous(rest[0] if dropped else H, hin0, xp).reshape(T * B, U)
+    dw, drk = xp.dot(xt.T, dZ), xp.dot(hins.T, dZ)
+    db = dZ.sum(axis=0, dtype=xp.float32) if has_bias else None
+    drm = None
+    if dropped:
+        raws = _stack([r[:, 0] for r in RAW[::-1]], (B, U), xp)
+        drm = (raws * _previous(H, h0, xp)).sum(axis=0, dtype=xp.float32)
+    return cpu._outputs(
+        _input_grad(xp.dot(dZ, w.T).reshape(T, B, D), go_backwards, xp),
+        dw,
+        drk,
+        dh0,
+        dc[:, 0].copy(),
+        db,
+        drm,
+        _mask_grad(TERMS, masked, go_backwards, B, xp),
+    )
+
+
+KERNELS = {
+    kr.LSTM_SEQUENCE: lstm_sequence,
+    kr.LSTM_SEQUENCE_GRAD: lstm_sequence_grad,
+}

@@ -173,13 +173,13 @@ def _input_grad(dx_t: Any, go_backwards: bool, xp: Any) -> Any:
 
 
 def _mask_grad(terms: list[Any], has_mask: bool, go_backwards: bool, B: int, xp: Any) -> Any:
-    """``dL/dmask [B, T]`` from each step's ``[B, ..., U]`` terms (in reverse processing
+    """``dL/dmask [B, T]`` from each step's ``[B, U]`` terms (in reverse processing
     order), summed over the units."""
     if not has_mask:
         return None
     if not terms:
         return xp.zeros((B, 0), dtype=xp.float32)
-    dm = xp.stack([e[:, 0] for e in terms[::-1]]).sum(axis=2, dtype=xp.float32)  # [T, B]
+    dm = xp.stack(terms[::-1]).sum(axis=2, dtype=xp.float32)  # [T, B]
     return xp.ascontiguousarray((dm[::-1] if go_backwards else dm).T)
 
 
@@ -192,14 +192,18 @@ def _first_slice(a: Any) -> Any:
     return a[:, :1]
 
 
-def _incoming(args: Any, first: bool, dropped: bool, masked: bool, has_ds: bool) -> Any:
+def _incoming(
+    args: Any, first: bool, dropped: bool, masked: bool, has_ds: bool, partial: bool = False
+) -> Any:
     """A backward step's gradient of its output state, read from the iterator ``args``
     (:func:`_incoming_args`' order): ``dh_last`` at the first step, else the gradient of the
-    step after it through the recurrent matmul ``raw`` times the dropout mask, plus what a
-    masked step after it carried (``dh_next * (1 - m_next)``); plus the sequence's
-    gradient."""
+    step after it through the recurrent matmul ``raw`` (plus, for a GRU, its ``partial``
+    gradient outside the matmul) times the dropout mask, plus what a masked step after it
+    carried (``dh_next * (1 - m_next)``); plus the sequence's gradient."""
     dh = next(args)
     if not first:
+        if partial:
+            dh = dh + next(args)
         if dropped:
             dh = dh * next(args)
         if masked:
@@ -209,12 +213,12 @@ def _incoming(args: Any, first: bool, dropped: bool, masked: bool, has_ds: bool)
     return dh
 
 
-def _incoming_args(first, dh_last, raw, rm, dh_next, nm_next, ds) -> list:
+def _incoming_args(first, dh_last, raw, rm, dh_next, nm_next, ds, partial=None) -> list:
     """The inputs :func:`_incoming` reads, in its order."""
     if first:
         args = [dh_last]
     else:
-        args = [raw] + ([] if rm is None else [rm])
+        args = [raw] + ([] if partial is None else [partial]) + ([] if rm is None else [rm])
         if nm_next is not None:
             args += [dh_next, nm_next]
     return args if ds is None else [*args, ds]
@@ -264,7 +268,9 @@ def lstm_sequence(
     U = rk.shape[0]
     XZ = _projection(x, w, bias, go_backwards, xp)
     M, NM = _step_masks(mask, go_backwards, xp)
-    step = fused_step(xp, _lstm_step, activation, recurrent_activation, M is not None, rm is not None)
+    step = fused_step(
+        xp, _lstm_step, activation, recurrent_activation, M is not None, rm is not None
+    )
     h, c = h0, c0
     hin = h0 if rm is None else h0 * rm
     HR, C, H, HIN = [], [], [], []
@@ -387,7 +393,7 @@ def lstm_sequence_grad(
         dc = _first_slice(out[1])
         if masked:
             dh_in = _first_slice(out[2])
-            TERMS.append(out[3])
+            TERMS.append(out[3][:, 0])
         raw = xp.dot(dz, rkt)[:, None, :]
         DZ.append(dz)
         RAW.append(raw)
@@ -420,7 +426,225 @@ def lstm_sequence_grad(
     )
 
 
+# ================================================================================ GRU
+def _gru_reset(xp: Any, ra: str) -> Any:
+    def gru_reset(xr, rr, hin):
+        return _activate(ra, xr + rr, xp) * hin
+
+    return gru_reset
+
+
+def _gru_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
+    def gru_step(*args):
+        xz, rz, xh, hhr, hin = args[:5]
+        z = _activate(ra, xz + rz, xp)
+        hn = z * hin + (1 - z) * _activate(act, xh + hhr, xp)
+        if masked:
+            h, m, nm = args[5:8]
+            hn = hn * m + h * nm
+        if dropped:
+            return hn, hn * args[-1]
+        return hn
+
+    return gru_step
+
+
+def _gru_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
+    """The workspace: the input projections ``[T, B, 3U]``, the gates' recurrent matmuls
+    ``[T, B, 2U]``, ``r * h``, the candidate's recurrent matmul, the states ``[T, B, U]``,
+    [the states times the dropout mask]."""
+    return [(T, B, 3 * U), (T, B, 2 * U), (T, B, U), (T, B, U), (T, B, U)] + [(T, B, U)] * dropped
+
+
+def _gru_weights(rk: Any, U: int, xp: Any) -> tuple[Any, Any]:
+    """The recurrent kernel's gate and candidate columns, each contiguous."""
+    return xp.ascontiguousarray(rk[:, : 2 * U]), xp.ascontiguousarray(rk[:, 2 * U :])
+
+
+def gru_sequence(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    x, w, rk, h0 = arrays[:4]
+    bias, rm, mask = cpu._optional(arrays[4:], has_bias, has_rec_mask, has_mask)
+    B, T, _ = x.shape
+    U = rk.shape[0]
+    rk_zr, rk_h = _gru_weights(rk, U, xp)
+    XZ = _projection(x, w, bias, go_backwards, xp)
+    M, NM = _step_masks(mask, go_backwards, xp)
+    reset = fused_step(xp, _gru_reset, recurrent_activation)
+    step = fused_step(
+        xp, _gru_step, activation, recurrent_activation, M is not None, rm is not None
+    )
+    h = h0
+    hin = h0 if rm is None else h0 * rm
+    HR, RH, HHR, H, HIN = [], [], [], [], []
+    for t in range(T):
+        xz, xr, xh = _split(XZ[t], 3, U)
+        hr = xp.dot(hin, rk_zr)
+        rh = reset(xr, hr[:, U:], hin)
+        hhr = xp.dot(rh, rk_h)
+        args = [xz, hr[:, :U], xh, hhr, hin]
+        if M is not None:
+            args += [h, M[t], NM[t]]
+        if rm is not None:
+            args.append(rm)
+        out = _tuple(step(*args))
+        h = out[0]
+        hin = out[1] if rm is not None else h
+        HR.append(hr)
+        RH.append(rh)
+        HHR.append(hhr)
+        H.append(h)
+        if rm is not None:
+            HIN.append(hin)
+    ws = _pack([XZ, HR, RH, HHR, H, HIN], xp)
+    return [_sequence(H, B, U, return_sequences, xp), h if T else h0.copy(), ws]
+
+
+def _gru_grad_step(
+    xp: Any, act: str, ra: str, masked: bool, dropped: bool, has_ds: bool, first: bool
+) -> Any:
+    def gru_step_grad(*args):
+        xz, rz, xh, hhr, hin = args[:5]
+        rest = iter(args[5:])
+        if masked:
+            m, hprev = next(rest), next(rest)
+        dh = _incoming(rest, first, dropped, masked, has_ds, partial=True)
+        z = _activate(ra, xz + rz, xp)
+        hh = _activate(act, xh + hhr, xp)
+        dhn = dh * m if masked else dh
+        dzh = _times_derivative(act, (1 - z) * dhn, hh)
+        dz = _times_derivative(ra, (hin - hh) * dhn, z)
+        if not masked:
+            return dzh, dz, dhn * z
+        # dL/dm: dh . (h_new - h_prev), summed after the loop.
+        term = dh * (z * hin + (1 - z) * hh - hprev)
+        return dzh, dz, dhn * z, dh, term
+
+    return gru_step_grad
+
+
+def _gru_reset_grad(xp: Any, ra: str) -> Any:
+    def gru_reset_grad(xr, rr, hin, drh, partial, dz, k):
+        r = _activate(ra, xr + rr, xp)
+        dzr = xp.where(k == 0, dz, _times_derivative(ra, drh * hin, r))
+        return dzr, partial + drh * r
+
+    return gru_reset_grad
+
+
+def gru_sequence_grad(
+    *arrays,
+    xp,
+    activation="tanh",
+    recurrent_activation="hardSigmoid",
+    go_backwards=False,
+    return_sequences=True,
+    has_bias=False,
+    has_rec_mask=False,
+    has_mask=False,
+):
+    dseq, dh_last = arrays[:2]
+    x, w, rk, h0 = arrays[2:6]
+    bias, rm, mask = cpu._optional(arrays[6:-1], has_bias, has_rec_mask, has_mask)
+    B, T, D = x.shape
+    U = rk.shape[0]
+    dropped = rm is not None
+    XZ, HR, RH, HHR, H, *rest = cpu._carve(arrays[-1], *_gru_layout(T, B, U, dropped))
+    hin0 = h0 if rm is None else h0 * rm
+    HIN = rest[0] if dropped else H
+    rk_zr, rk_h = _gru_weights(rk, U, xp)
+    rk_zr_t, rk_h_t = xp.ascontiguousarray(rk_zr.T), xp.ascontiguousarray(rk_h.T)
+    M, NM = _step_masks(mask, go_backwards, xp)
+    masked = M is not None
+    dS = _sequence_grad(dseq, T, xp)
+    k = _gate_index(2, xp)
+    reset_grad = fused_step(xp, _gru_reset_grad, recurrent_activation)
+    DZR, DZH, RAW, PART, TERMS = [], [], [], [], []
+    raw = partial = dh_in = None
+    for t in range(T - 1, -1, -1):
+        first = t == T - 1
+        hin = HIN[t - 1] if t else hin0
+        xz, xr, xh = _split(XZ[t], 3, U)
+        args = [xz, HR[t][:, :U], xh, HHR[t], hin]
+        if masked:
+            args += [M[t], H[t - 1] if t else h0]
+        nm_next = None if first or not masked else NM[t + 1]
+        ds = None if dS is None else dS[t]
+        args += _incoming_args(first, dh_last, raw, rm, dh_in, nm_next, ds, partial)
+        step = fused_step(
+            xp,
+            _gru_grad_step,
+            activation,
+            recurrent_activation,
+            masked,
+            dropped,
+            dS is not None,
+            first,
+        )
+        dzh, dz, partial, *more = step(*args)
+        if masked:
+            dh_in = more[0]
+            TERMS.append(more[1])
+        drh = xp.dot(dzh, rk_h_t)
+        dzr, partial = reset_grad(
+            xr[:, None],
+            HR[t][:, None, U:],
+            hin[:, None],
+            drh[:, None],
+            partial[:, None],
+            dz[:, None],
+            k,
+        )
+        dzr = dzr.reshape(B, 2 * U)
+        partial = _first_slice(partial)[:, 0]
+        raw = xp.dot(dzr, rk_zr_t)
+        DZR.append(dzr)
+        DZH.append(dzh)
+        RAW.append(raw)
+        PART.append(partial)
+    # After the loop: the first step's state gradient, then everything summed over steps.
+    if T:
+        dh0 = raw + partial
+        if rm is not None:
+            dh0 = dh0 * rm
+        if masked:
+            dh0 = dh0 + dh_in * NM[0]
+    else:
+        dh0 = dh_last.copy()
+    dzr = _stack(DZR[::-1], (B, 2 * U), xp).reshape(T * B, 2 * U)
+    dzh = _stack(DZH[::-1], (B, U), xp).reshape(T * B, U)
+    dZ = xp.concatenate([dzr, dzh], axis=1)
+    xt = _time_major(x, go_backwards, xp).reshape(T * B, D)
+    hins = _previous(HIN, hin0, xp).reshape(T * B, U)
+    drk = xp.concatenate([xp.dot(hins.T, dzr), xp.dot(RH.reshape(T * B, U).T, dzh)], axis=1)
+    db = dZ.sum(axis=0, dtype=xp.float32) if has_bias else None
+    drm = None
+    if dropped:
+        dhs = _stack(RAW[::-1], (B, U), xp) + _stack(PART[::-1], (B, U), xp)
+        drm = (dhs * _previous(H, h0, xp)).sum(axis=0, dtype=xp.float32)
+    return cpu._outputs(
+        _input_grad(xp.dot(dZ, w.T).reshape(T, B, D), go_backwards, xp),
+        xp.dot(xt.T, dZ),
+        drk,
+        dh0,
+        db,
+        drm,
+        _mask_grad(TERMS, masked, go_backwards, B, xp),
+    )
+
+
 KERNELS = {
     kr.LSTM_SEQUENCE: lstm_sequence,
     kr.LSTM_SEQUENCE_GRAD: lstm_sequence_grad,
+    kr.GRU_SEQUENCE: gru_sequence,
+    kr.GRU_SEQUENCE_GRAD: gru_sequence_grad,
 }

@@ -36,6 +36,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from ...kernel_names import recurrent as kr
 from ..xp_kernels import recurrent as cpu
 
@@ -61,38 +63,43 @@ def _tuple(out: Any) -> tuple:
 
 
 # ------------------------------------------------------------------- elementwise math
+# The fused functions' constants are float32 scalars: no Python float in a fused kernel can
+# promote its float32 arithmetic to float64, whatever the array module's scalar rules.
+_ZERO, _FIFTH, _HALF, _ONE = (numpy.float32(v) for v in (0, 0.2, 0.5, 1))
+
+
 def _activate(name: str, v: Any, xp: Any) -> Any:
     if name == "tanh":
         return xp.tanh(v)
     if name == "sigmoid":
-        return 1 / (1 + xp.exp(-v))
+        return _ONE / (_ONE + xp.exp(-v))
     if name == "hardSigmoid":
-        return xp.minimum(xp.maximum(0.2 * v + 0.5, 0), 1)
+        return xp.minimum(xp.maximum(_FIFTH * v + _HALF, _ZERO), _ONE)
     if name == "relu":
-        return xp.maximum(v, 0)
-    return v + 0  # linear (a new value, never the input itself)
+        return xp.maximum(v, _ZERO)
+    return v + _ZERO  # linear (a new value, never the input itself)
 
 
 def _times_derivative(name: str, grad: Any, a: Any) -> Any:
     """``grad * activation'(z)`` from the activation's output ``a`` (the CPU kernels'
     ``_dact``: a hard sigmoid passes strictly inside its bounds)."""
     if name == "tanh":
-        return grad * (1 - a * a)
+        return grad * (_ONE - a * a)
     if name == "sigmoid":
-        return grad * ((1 - a) * a)
+        return grad * ((_ONE - a) * a)
     if name == "hardSigmoid":
-        return grad * ((a > 0) & (a < 1)) * 0.2
+        return grad * ((a > _ZERO) & (a < _ONE)) * _FIFTH
     if name == "relu":
-        return grad * (a > 0)
-    return grad + 0
+        return grad * (a > _ZERO)
+    return grad + _ZERO
 
 
 def _times_gate_derivative(name: str, grad: Any, a: Any, z: Any) -> Any:
     """The LSTM gates' ``grad * activation'(z)``: a hard sigmoid passes where it did not
     clip, bounds included, as the CPU kernel's clip mask."""
     if name == "hardSigmoid":
-        v = 0.2 * z + 0.5
-        return grad * ((v >= 0) & (v <= 1)) * 0.2
+        v = _FIFTH * z + _HALF
+        return grad * ((v >= _ZERO) & (v <= _ONE)) * _FIFTH
     return _times_derivative(name, grad, a)
 
 
@@ -438,7 +445,7 @@ def _gru_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
     def gru_step(*args):
         xz, rz, xh, hhr, hin = args[:5]
         z = _activate(ra, xz + rz, xp)
-        hn = z * hin + (1 - z) * _activate(act, xh + hhr, xp)
+        hn = z * hin + (_ONE - z) * _activate(act, xh + hhr, xp)
         if masked:
             h, m, nm = args[5:8]
             hn = hn * m + h * nm
@@ -521,12 +528,12 @@ def _gru_grad_step(
         z = _activate(ra, xz + rz, xp)
         hh = _activate(act, xh + hhr, xp)
         dhn = dh * m if masked else dh
-        dzh = _times_derivative(act, (1 - z) * dhn, hh)
+        dzh = _times_derivative(act, (_ONE - z) * dhn, hh)
         dz = _times_derivative(ra, (hin - hh) * dhn, z)
         if not masked:
             return dzh, dz, dhn * z
         # dL/dm: dh . (h_new - h_prev), summed after the loop.
-        term = dh * (z * hin + (1 - z) * hh - hprev)
+        term = dh * (z * hin + (_ONE - z) * hh - hprev)
         return dzh, dz, dhn * z, dh, term
 
     return gru_step_grad

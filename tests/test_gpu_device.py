@@ -178,6 +178,18 @@ def test_gpu_depthwise_and_fused_kernels_on_cupy_match_the_cpu(gpu):
         np.testing.assert_array_equal(gpu.asnumpy(got), want)
 
 
+def test_gpu_recurrent_kernels_on_cupy_match_the_cpu(gpu):
+    """Never run on a GPU before: the LSTM/GRU sequence kernels' cupy.fuse step functions
+    (``*args`` functions, float32 scalar constants, ``cupy.where`` over a broadcast gate axis,
+    several outputs) and their matmuls, forward and gradients, against the CPU kernels; every
+    result float32 (cupy_kernels/recurrent.py)."""
+    from test_gpu_recurrent import ACTIVATIONS, _run_both
+
+    for kind in ("lstm", "gru"):
+        for flags in [(True, True, True, True, True), (False, False, False, False, False)]:
+            _run_both(kind, (4, 7, 5, 6), flags, ACTIVATIONS[0], 11, gpu, gpu.asnumpy)
+
+
 def test_memory_info_peak_reset_and_release(gpu):
     config.reset_memory_stats("GPU:0")
     base = config.get_memory_info("GPU:0")["current"]

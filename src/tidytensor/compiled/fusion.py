@@ -13,8 +13,10 @@ backend is ``'cupy'`` (or a logical GPU of it) and its array module has ``fuse``
   them in order inside one function, wrapped by ``xp.fuse``. Its inputs are the values the
   run reads from outside; its outputs are the values read after the run or returned (the
   others live only inside the fused kernel, so the plan's frees drop them);
-- every expression is the float32 branch of the kernel it stands for, so the replay's
-  values are the eager ones (CuPy compiles the same operations into one kernel).
+- every expression is the float32 branch of the kernel it stands for, so the replay computes
+  the eager call's operations (on NumPy, the same values). CUDA's compiler may contract a
+  multiply followed by an add into one fused multiply-add, which rounds once instead of
+  twice: on a GPU a fused chain can differ from the eager values in the last bit.
 
 Anything else (another backend, no ``fuse``, integer or bool values, views, reductions,
 matmuls) replays as before.

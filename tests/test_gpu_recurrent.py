@@ -72,6 +72,8 @@ def _run_both(kind, shape, flags, acts, seed, xp=np, convert=np.asarray):
     dev = [xp.asarray(a) for a in arrays]
     got = gpu.KERNELS[name](*dev, xp=xp, **attrs)
     assert len(got) == len(want) == 2 + states
+    # The workspaces are as long: tf.memory() counts the same bytes on both backends.
+    assert got[-1].shape == want[-1].shape and got[-1].dtype == np.float32
     for i, (g, w) in enumerate(zip(got[:-1], want[:-1], strict=True)):
         _close(convert(g), w, f"{name} output {i} {acts} {flags}")
     douts = [rng.standard_normal(o.shape).astype(np.float32) for o in want[: 1 + states]]
@@ -181,7 +183,8 @@ def test_recurrent_layer_trains_on_the_gpu_backend_as_on_the_cpu(fake_gpu, kind)
     assert kr.get_kernel(name + "Grad", "cupy").kernel_func.fn is gpu.KERNELS[name + "Grad"]
     fake_cupy.FUSED_CALLS.clear()
     got = _train(kind)
-    assert set(fake_cupy.FUSED_CALLS) == set(FORWARD_FUSED[kind] + BACKWARD_FUSED[kind])
+    # (train_on_batch replays a compiled step: its elementwise runs are fused too.)
+    assert set(FORWARD_FUSED[kind] + BACKWARD_FUSED[kind]) <= set(fake_cupy.FUSED_CALLS)
     tf.set_backend("cpu")
     want = _train(kind)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5)

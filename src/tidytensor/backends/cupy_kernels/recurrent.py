@@ -58,10 +58,6 @@ def fused_step(xp: Any, build: Callable[..., Callable[..., Any]], *flags: Any) -
     return fn
 
 
-def _tuple(out: Any) -> tuple:
-    return out if isinstance(out, tuple) else (out,)
-
-
 # ------------------------------------------------------------------- elementwise math
 # The fused functions' constants are float32 scalars: no Python float in a fused kernel can
 # promote its float32 arithmetic to float64, whatever the array module's scalar rules.
@@ -109,11 +105,6 @@ def _split(a: Any, n: int, units: int) -> list[Any]:
     return [a[:, k * units : (k + 1) * units] for k in range(n)]
 
 
-def _split3(a: Any, n: int, units: int) -> list[Any]:
-    """The same blocks as ``[B, 1, units]`` views (broadcast over a gate axis)."""
-    return [b[:, None, :] for b in _split(a, n, units)]
-
-
 def _time_major(x: Any, go_backwards: bool, xp: Any) -> Any:
     """``x [B, T, D]`` as a contiguous ``[T, B, D]`` in processing order."""
     xt = x.transpose(1, 0, 2)
@@ -142,16 +133,17 @@ def _stack(arrays: list[Any], shape: tuple[int, ...], xp: Any) -> Any:
     return xp.stack(arrays) if arrays else xp.empty((0, *shape), dtype=xp.float32)
 
 
-def _pack(parts: list[Any], xp: Any) -> Any:
-    """The workspace: every array of ``parts`` (arrays or lists of arrays) flattened into one
-    float32 array (one concatenation)."""
-    flat = []
-    for part in parts:
-        for a in part if isinstance(part, list) else [part]:
-            flat.append(a.reshape(-1))
-    if not flat:
-        return xp.empty(0, dtype=xp.float32)
-    return xp.concatenate(flat)
+def _pack(parts: list[list[Any]], cpu_layout: list[tuple[int, ...]], xp: Any) -> Any:
+    """The workspace: the arrays of ``parts`` (lists of arrays) flattened one after another
+    (one concatenation) into a float32 array as long as the CPU kernel's workspace
+    (``cpu_layout``) when they fit in it, so that ``tf.memory()`` counts the same bytes on
+    both backends."""
+    flat = [a.reshape(-1) for part in parts for a in part]
+    n = sum(a.size for a in flat)
+    ws = xp.empty(max(n, sum(cpu._count(s) for s in cpu_layout)), dtype=xp.float32)
+    if flat:
+        xp.concatenate(flat, out=ws[:n])
+    return ws
 
 
 def _sequence(H: list[Any], B: int, U: int, return_sequences: bool, xp: Any) -> Any:
@@ -235,10 +227,9 @@ def _incoming_args(first, dh_last, raw, rm, dh_next, nm_next, ds, partial=None) 
 def _lstm_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
     def lstm_step(*args):
         xi, xf, xc, xo, ri, rf, rc, ro, c = args[:9]
-        i = _activate(ra, xi + ri, xp)
-        f = _activate(ra, xf + rf, xp)
-        g = _activate(act, xc + rc, xp)
-        o = _activate(ra, xo + ro, xp)
+        zi, zf, zg, zo = xi + ri, xf + rf, xc + rc, xo + ro
+        i, f = _activate(ra, zi, xp), _activate(ra, zf, xp)
+        g, o = _activate(act, zg, xp), _activate(ra, zo, xp)
         cn = f * c + i * g
         hn = o * _activate(act, cn, xp)
         if masked:
@@ -246,16 +237,16 @@ def _lstm_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
             cn = cn * m + c * nm
             hn = hn * m + h * nm
         if dropped:
-            return cn, hn, hn * args[-1]
-        return cn, hn
+            return zi, zf, zg, zo, cn, hn, hn * args[-1]
+        return zi, zf, zg, zo, cn, hn
 
     return lstm_step
 
 
 def _lstm_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
-    """The workspace: the input projections and the recurrent matmuls' results ``[T, B, 4U]``,
-    the cells and states ``[T, B, U]``, [the states times the dropout mask]."""
-    return [(T, B, 4 * U), (T, B, 4 * U), (T, B, U), (T, B, U)] + [(T, B, U)] * dropped
+    """The workspace: the four gates' pre-activations, the cells and the states, [the states
+    times the dropout mask], each ``[T, B, U]``."""
+    return [(T, B, U)] * (6 + dropped)
 
 
 def lstm_sequence(
@@ -271,7 +262,7 @@ def lstm_sequence(
 ):
     x, w, rk, h0, c0 = arrays[:5]
     bias, rm, mask = cpu._optional(arrays[5:], has_bias, has_rec_mask, has_mask)
-    B, T, _ = x.shape
+    B, T, D = x.shape
     U = rk.shape[0]
     XZ = _projection(x, w, bias, go_backwards, xp)
     M, NM = _step_masks(mask, go_backwards, xp)
@@ -280,7 +271,8 @@ def lstm_sequence(
     )
     h, c = h0, c0
     hin = h0 if rm is None else h0 * rm
-    HR, C, H, HIN = [], [], [], []
+    Z: list[list[Any]] = [[], [], [], []]
+    C, H, HIN = [], [], []
     for t in range(T):
         hr = xp.dot(hin, rk)
         args = [*_split(XZ[t], 4, U), *_split(hr, 4, U), c]
@@ -289,14 +281,16 @@ def lstm_sequence(
         if rm is not None:
             args.append(rm)
         out = step(*args)
-        c, h = out[0], out[1]
-        hin = out[2] if rm is not None else h
-        HR.append(hr)
+        for zs, z in zip(Z, out[:4], strict=True):
+            zs.append(z)
+        c, h = out[4], out[5]
+        hin = out[6] if rm is not None else h
         C.append(c)
         H.append(h)
         if rm is not None:
             HIN.append(hin)
-    ws = _pack([XZ, HR, C, H, HIN], xp)
+    cpu_layout = cpu._lstm_layout(T, B, D, U, rm is not None, recurrent_activation == "hardSigmoid")
+    ws = _pack([*Z, C, H, HIN], cpu_layout, xp)
     last_h, last_c = (h, c) if T else (h0.copy(), c0.copy())
     return [_sequence(H, B, U, return_sequences, xp), last_h, last_c, ws]
 
@@ -305,12 +299,11 @@ def _lstm_grad_step(
     xp: Any, act: str, ra: str, masked: bool, dropped: bool, has_ds: bool, first: bool
 ) -> Any:
     def lstm_step_grad(*args):
-        xi, xf, xc, xo, ri, rf, rc, ro, cprev, k, dc = args[:11]
-        rest = iter(args[11:])
+        zi, zf, zg, zo, cprev, k, dc = args[:7]
+        rest = iter(args[7:])
         if masked:
             m, nm, hprev = next(rest), next(rest), next(rest)
         dh = _incoming(rest, first, dropped, masked, has_ds)
-        zi, zf, zg, zo = xi + ri, xf + rf, xc + rc, xo + ro
         i, f = _activate(ra, zi, xp), _activate(ra, zf, xp)
         g, o = _activate(act, zg, xp), _activate(ra, zo, xp)
         cn = f * cprev + i * g
@@ -358,7 +351,7 @@ def lstm_sequence_grad(
     U = rk.shape[0]
     G = 4 * U
     dropped = rm is not None
-    XZ, HR, C, H, *rest = cpu._carve(arrays[-1], *_lstm_layout(T, B, U, dropped))
+    Zi, Zf, Zg, Zo, C, H, *rest = cpu._carve(arrays[-1], *_lstm_layout(T, B, U, dropped))
     hin0 = h0 if rm is None else h0 * rm
     M, NM = _step_masks(mask, go_backwards, xp)
     masked = M is not None
@@ -371,7 +364,8 @@ def lstm_sequence_grad(
     for t in range(T - 1, -1, -1):
         first = t == T - 1
         cprev = C[t - 1] if t else c0
-        args = [*_split3(XZ[t], 4, U), *_split3(HR[t], 4, U), cprev[:, None, :], k, dc]
+        args = [Zi[t][:, None], Zf[t][:, None], Zg[t][:, None], Zo[t][:, None]]
+        args += [cprev[:, None, :], k, dc]
         if masked:
             hprev = H[t - 1] if t else h0
             args += [M[t][:, None], NM[t][:, None], hprev[:, None, :]]
@@ -435,32 +429,34 @@ def lstm_sequence_grad(
 
 # ================================================================================ GRU
 def _gru_reset(xp: Any, ra: str) -> Any:
-    def gru_reset(xr, rr, hin):
-        return _activate(ra, xr + rr, xp) * hin
+    def gru_reset(xz, rz, xr, rr, hin):
+        zr = xr + rr
+        return xz + rz, zr, _activate(ra, zr, xp) * hin
 
     return gru_reset
 
 
 def _gru_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
     def gru_step(*args):
-        xz, rz, xh, hhr, hin = args[:5]
-        z = _activate(ra, xz + rz, xp)
-        hn = z * hin + (_ONE - z) * _activate(act, xh + hhr, xp)
+        zz, xh, hhr, hin = args[:4]
+        z = _activate(ra, zz, xp)
+        zh = xh + hhr
+        hn = z * hin + (_ONE - z) * _activate(act, zh, xp)
         if masked:
-            h, m, nm = args[5:8]
+            h, m, nm = args[4:7]
             hn = hn * m + h * nm
         if dropped:
-            return hn, hn * args[-1]
-        return hn
+            return zh, hn, hn * args[-1]
+        return zh, hn
 
     return gru_step
 
 
 def _gru_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
-    """The workspace: the input projections ``[T, B, 3U]``, the gates' recurrent matmuls
-    ``[T, B, 2U]``, ``r * h``, the candidate's recurrent matmul, the states ``[T, B, U]``,
-    [the states times the dropout mask]."""
-    return [(T, B, 3 * U), (T, B, 2 * U), (T, B, U), (T, B, U), (T, B, U)] + [(T, B, U)] * dropped
+    """The workspace: the update gate's, the reset gate's and the candidate's
+    pre-activations, ``r * h``, the states, [the states times the dropout mask], each
+    ``[T, B, U]``."""
+    return [(T, B, U)] * (5 + dropped)
 
 
 def _gru_weights(rk: Any, U: int, xp: Any) -> tuple[Any, Any]:
@@ -481,7 +477,7 @@ def gru_sequence(
 ):
     x, w, rk, h0 = arrays[:4]
     bias, rm, mask = cpu._optional(arrays[4:], has_bias, has_rec_mask, has_mask)
-    B, T, _ = x.shape
+    B, T, D = x.shape
     U = rk.shape[0]
     rk_zr, rk_h = _gru_weights(rk, U, xp)
     XZ = _projection(x, w, bias, go_backwards, xp)
@@ -492,27 +488,24 @@ def gru_sequence(
     )
     h = h0
     hin = h0 if rm is None else h0 * rm
-    HR, RH, HHR, H, HIN = [], [], [], [], []
+    ZZ, ZR, ZH, RH, H, HIN = [], [], [], [], [], []
     for t in range(T):
         xz, xr, xh = _split(XZ[t], 3, U)
         hr = xp.dot(hin, rk_zr)
-        rh = reset(xr, hr[:, U:], hin)
-        hhr = xp.dot(rh, rk_h)
-        args = [xz, hr[:, :U], xh, hhr, hin]
+        zz, zr, rh = reset(xz, hr[:, :U], xr, hr[:, U:], hin)
+        args = [zz, xh, xp.dot(rh, rk_h), hin]
         if M is not None:
             args += [h, M[t], NM[t]]
         if rm is not None:
             args.append(rm)
-        out = _tuple(step(*args))
-        h = out[0]
-        hin = out[1] if rm is not None else h
-        HR.append(hr)
-        RH.append(rh)
-        HHR.append(hhr)
-        H.append(h)
+        out = step(*args)
+        h = out[1]
+        hin = out[2] if rm is not None else h
+        for part, value in ((ZZ, zz), (ZR, zr), (ZH, out[0]), (RH, rh), (H, h)):
+            part.append(value)
         if rm is not None:
             HIN.append(hin)
-    ws = _pack([XZ, HR, RH, HHR, H, HIN], xp)
+    ws = _pack([ZZ, ZR, ZH, RH, H, HIN], cpu._gru_layout(T, B, D, U, rm is not None), xp)
     return [_sequence(H, B, U, return_sequences, xp), h if T else h0.copy(), ws]
 
 
@@ -520,13 +513,13 @@ def _gru_grad_step(
     xp: Any, act: str, ra: str, masked: bool, dropped: bool, has_ds: bool, first: bool
 ) -> Any:
     def gru_step_grad(*args):
-        xz, rz, xh, hhr, hin = args[:5]
-        rest = iter(args[5:])
+        zz, zh, hin = args[:3]
+        rest = iter(args[3:])
         if masked:
             m, hprev = next(rest), next(rest)
         dh = _incoming(rest, first, dropped, masked, has_ds, partial=True)
-        z = _activate(ra, xz + rz, xp)
-        hh = _activate(act, xh + hhr, xp)
+        z = _activate(ra, zz, xp)
+        hh = _activate(act, zh, xp)
         dhn = dh * m if masked else dh
         dzh = _times_derivative(act, (_ONE - z) * dhn, hh)
         dz = _times_derivative(ra, (hin - hh) * dhn, z)
@@ -540,8 +533,8 @@ def _gru_grad_step(
 
 
 def _gru_reset_grad(xp: Any, ra: str) -> Any:
-    def gru_reset_grad(xr, rr, hin, drh, partial, dz, k):
-        r = _activate(ra, xr + rr, xp)
+    def gru_reset_grad(zr, hin, drh, partial, dz, k):
+        r = _activate(ra, zr, xp)
         dzr = xp.where(k == 0, dz, _times_derivative(ra, drh * hin, r))
         return dzr, partial + drh * r
 
@@ -565,7 +558,7 @@ def gru_sequence_grad(
     B, T, D = x.shape
     U = rk.shape[0]
     dropped = rm is not None
-    XZ, HR, RH, HHR, H, *rest = cpu._carve(arrays[-1], *_gru_layout(T, B, U, dropped))
+    ZZ, ZR, ZH, RH, H, *rest = cpu._carve(arrays[-1], *_gru_layout(T, B, U, dropped))
     hin0 = h0 if rm is None else h0 * rm
     HIN = rest[0] if dropped else H
     rk_zr, rk_h = _gru_weights(rk, U, xp)
@@ -580,8 +573,7 @@ def gru_sequence_grad(
     for t in range(T - 1, -1, -1):
         first = t == T - 1
         hin = HIN[t - 1] if t else hin0
-        xz, xr, xh = _split(XZ[t], 3, U)
-        args = [xz, HR[t][:, :U], xh, HHR[t], hin]
+        args = [ZZ[t], ZH[t], hin]
         if masked:
             args += [M[t], H[t - 1] if t else h0]
         nm_next = None if first or not masked else NM[t + 1]
@@ -603,13 +595,7 @@ def gru_sequence_grad(
             TERMS.append(more[1])
         drh = xp.dot(dzh, rk_h_t)
         dzr, partial = reset_grad(
-            xr[:, None],
-            HR[t][:, None, U:],
-            hin[:, None],
-            drh[:, None],
-            partial[:, None],
-            dz[:, None],
-            k,
+            ZR[t][:, None], hin[:, None], drh[:, None], partial[:, None], dz[:, None], k
         )
         dzr = dzr.reshape(B, 2 * U)
         partial = _first_slice(partial)[:, 0]

@@ -74,6 +74,7 @@ def _run_both(kind, shape, flags, acts, seed, xp=np, convert=np.asarray):
     assert len(got) == len(want) == 2 + states
     # The workspaces are as long: tf.memory() counts the same bytes on both backends.
     assert got[-1].shape == want[-1].shape and got[-1].dtype == np.float32
+    assert np.isfinite(np.asarray(got[-1])).all()  # no uninitialized padding (debug mode)
     for i, (g, w) in enumerate(zip(got[:-1], want[:-1], strict=True)):
         _close(convert(g), w, f"{name} output {i} {acts} {flags}")
     douts = [rng.standard_normal(o.shape).astype(np.float32) for o in want[: 1 + states]]

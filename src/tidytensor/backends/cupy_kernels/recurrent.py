@@ -137,12 +137,13 @@ def _pack(parts: list[list[Any]], cpu_layout: list[tuple[int, ...]], xp: Any) ->
     """The workspace: the arrays of ``parts`` (lists of arrays) flattened one after another
     (one concatenation) into a float32 array as long as the CPU kernel's workspace
     (``cpu_layout``) when they fit in it, so that ``tf.memory()`` counts the same bytes on
-    both backends."""
+    both backends. The padding is zeros (debug mode's NaN check reads the whole array)."""
     flat = [a.reshape(-1) for part in parts for a in part]
     n = sum(a.size for a in flat)
     ws = xp.empty(max(n, sum(cpu._count(s) for s in cpu_layout)), dtype=xp.float32)
     if flat:
         xp.concatenate(flat, out=ws[:n])
+    ws[n:].fill(0)
     return ws
 
 

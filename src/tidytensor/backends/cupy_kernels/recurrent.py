@@ -201,6 +201,8 @@ def _incoming(
     gradient outside the matmul) times the dropout mask, plus what a masked step after it
     carried (``dh_next * (1 - m_next)``); plus the sequence's gradient."""
     dh = next(args)
+    if first and not has_ds:
+        return dh * _ONE  # a new value: a fused kernel may return it, never its own input
     if not first:
         if partial:
             dh = dh + next(args)

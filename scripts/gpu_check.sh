@@ -19,8 +19,8 @@ export TIDYTENSOR_GPU="${TIDYTENSOR_GPU:-1}"  # register 'cupy' even if /dev/nvi
 OUT="${OUT:-/tmp/gpu_out}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python}"
-DEVICE_LIMIT="${DEVICE_LIMIT:-45}"
-SUITE_LIMIT="${SUITE_LIMIT:-140}"
+DEVICE_LIMIT="${DEVICE_LIMIT:-70}"
+SUITE_LIMIT="${SUITE_LIMIT:-120}"
 BENCH_LIMIT="${BENCH_LIMIT:-95}"
 WORKERS="${WORKERS:-8}"
 START=$(date +%s)

@@ -178,6 +178,41 @@ def test_gpu_depthwise_and_fused_kernels_on_cupy_match_the_cpu(gpu):
         np.testing.assert_array_equal(gpu.asnumpy(got), want)
 
 
+def test_gpu_recurrent_kernels_on_cupy_match_the_cpu(gpu):
+    """Never run on a GPU before: the LSTM/GRU sequence kernels' cupy.fuse step functions
+    (``*args`` functions, float32 scalar constants, ``cupy.where`` over a broadcast gate axis,
+    several outputs) and their matmuls, forward and gradients, against the CPU kernels; every
+    result float32 (cupy_kernels/recurrent.py)."""
+    from test_gpu_recurrent import ACTIVATIONS, _run_both
+
+    for kind in ("lstm", "gru"):
+        for flags in [(True, True, True, True, True), (False, False, False, False, False)]:
+            _run_both(kind, (4, 7, 5, 6), flags, ACTIVATIONS[0], 11, gpu, gpu.asnumpy)
+
+
+def test_compiled_replay_fuses_elementwise_chains_on_cupy(gpu):
+    """Never run on a GPU before: a replay's run of float32 elementwise kernels as one
+    cupy.fuse kernel (compiled/fusion.py), against the eager (traced) call; a multiply-add
+    may be contracted into one FMA, so the last bit may differ."""
+    rng = np.random.default_rng(4)
+    x = tf.tensor(rng.standard_normal((64, 33)).astype(np.float32))
+    b = tf.tensor(rng.standard_normal(33).astype(np.float32))
+
+    @tf.function
+    def chain(x, b):
+        y = tf.add(tf.mul(x, 2.0), b)
+        return tf.tanh(tf.sub(tf.sigmoid(tf.relu(y)), 0.5)), tf.sum(y)
+
+    traced = chain(x, b)
+    eager = [t.array_sync() for t in traced]
+    replayed = chain(x, b)
+    assert "Multiply+Add+Relu+Sigmoid" in chain.replay_source(x, b)
+    for got, want in zip(replayed, eager, strict=True):
+        assert got.dtype == "float32"
+        np.testing.assert_allclose(got.array_sync(), want, rtol=1e-6, atol=1e-6)
+    tf.dispose([x, b, traced, replayed])
+
+
 def test_memory_info_peak_reset_and_release(gpu):
     config.reset_memory_stats("GPU:0")
     base = config.get_memory_info("GPU:0")["current"]

@@ -40,7 +40,7 @@ __all__ = ["CupyBackend", "CupyKernel", "register"]
 #: Families whose kernels always run on the host (their buffers are strings).
 HOST_FAMILIES = ("string",)
 #: GPU kernels replacing the xp ones, one module each under cupy_kernels/.
-CUPY_FAMILIES = ("convolution", "fused", "pooling")
+CUPY_FAMILIES = ("convolution", "fused", "pooling", "recurrent")
 
 #: Started logical GPUs by index: their pools outlive backend instances (``engine.reset``).
 _GPUS: dict[int, LogicalGpu] = {}

@@ -30,6 +30,7 @@ from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
 from ..engine.state import current_context
 from ..interrupts import critical_section
 from ..sites import user_site
+from .fusion import fuse_chains
 from .plan import Plan
 from .tracing import Slot, Step
 
@@ -317,7 +318,8 @@ def _compile(
             return f"C{s}"
         return f"t{s}"
 
-    for k, (step, dead) in enumerate(zip(plan.steps, plan.frees, strict=True)):
+    steps, frees = fuse_chains(slots, plan, backend)  # elementwise runs as one GPU kernel
+    for k, (step, dead) in enumerate(zip(steps, frees, strict=True)):
         _emit(k, step, slots, backend, engine, names, ref, lines)
         if dead:
             lines.append(f"    del {', '.join(f't{s}' for s in dead)}")

@@ -137,11 +137,11 @@ def test_input_checks_name_what_was_checked_in_python_spelling():
             LayersValueError,
             match=re.escape(
                 "Error when checking input: expected dense_Dense1_input to have shape "
-                "[None,2] but got array with shape [4,3]."
+                "(None, 2) but got array with shape (4, 3)."
             ).replace("dense_Dense1_input", ".*"),
         ):
             model.predict(x3)
-        with pytest.raises(LayersValueError, match=re.escape("(i.e., tensor shape [*,2])")):
+        with pytest.raises(LayersValueError, match=re.escape("(i.e., tensor shape (None, 2))")):
             model.fit(x3, y1, epochs=1, verbose=0)
     finally:
         tf.dispose([x3, y1])

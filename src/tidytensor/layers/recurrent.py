@@ -35,10 +35,10 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
-from ..js_strings import js_json
 from ..kernel_names import recurrent as kr
 from ..naming import did_you_mean
 from ..ops.recurrent import SEQUENCE_OPS
+from ..py_strings import py_shape
 from ..scopes import dispose, keep
 from ..tensor import Tensor
 from . import backend as K
@@ -508,7 +508,7 @@ class RNN(Layer):
             if inputs.rank >= 2 and inputs.shape[1] == 0:
                 raise LayersValueError(
                     f"Layer {self.name} received an input with no time steps (shape "
-                    f"{js_json(inputs.shape)}): an RNN needs at least one step."
+                    f"{py_shape(inputs.shape)}): an RNN needs at least one step."
                 )
             if fused is not None:
                 last_output, outputs, new_states = _call_fused(

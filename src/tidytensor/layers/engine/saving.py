@@ -18,7 +18,7 @@ from typing import Any
 
 from ... import config as _config
 from ...engine import ENGINE
-from ...errors import ResourceExhaustedError, TidyTensorError
+from ...errors import ResourceExhaustedError, TidyTensorError, short_traceback
 from ...io import register_model_functions
 from ...io.artifacts import (
     LAYERS_MODEL_FORMAT,
@@ -61,6 +61,7 @@ FILE_LOADERS: list[tuple[Callable[[Any], bool], Callable[..., Any]]] = []
 _DECODED_VALUE_SIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
 
 
+@short_traceback
 def load_layers_model(
     path_or_url: Any,
     strict: bool = True,

@@ -30,6 +30,7 @@ _WORDING = [
     ("reset_after parameter set to true", "reset_after=True"),
     ("or null/undefined.", "or None."),
     ("Bidrectional", "Bidirectional"),
+    ("specifiy", "specify"),
 ]
 
 

@@ -5,6 +5,7 @@ models and the hooks the training module relies on."""
 from __future__ import annotations
 
 import json
+import re
 import types
 import warnings
 from typing import Any
@@ -455,7 +456,10 @@ def test_errors_name_the_layer() -> None:
         layers.permute(dims=[1]).apply("abc")
     with pytest.raises(
         LayersValueError,
-        match="Total size of new array must be unchanged. \\(layer reshape_Reshape1: cannot reshape \\(3,\\) into \\(2,\\)",
+        match=re.escape(
+            "Total size of new array must be unchanged. (layer reshape_Reshape1: cannot reshape an "
+            "example of shape (3,) into target_shape (2,))"
+        ),
     ):
         layers.reshape(target_shape=[2]).apply(tf.ones([1, 3]))
     d = layers.dense(units=1, input_shape=[2])

@@ -384,7 +384,7 @@ def test_crop_and_resize_empty_and_memory():
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], 2),
             tf.errors.InvalidArgumentError,
-            "crop_size must be of length 2, but got length undefined",
+            "crop_size must be of length 2, but got length None",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 0.5]),

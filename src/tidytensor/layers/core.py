@@ -351,7 +351,6 @@ class Reshape(Layer):
         self.target_shape = [None if _unknown(d) else int(d) for d in target_shape]
 
     def _fix_unknown_dimension(self, input_shape: list, output_shape: list) -> list:
-        message = "Total size of new array must be unchanged."
         final = list(output_shape)
         known = 1
         unknown = None
@@ -360,22 +359,23 @@ class Reshape(Layer):
                 if unknown is None:
                     unknown = i
                 else:
-                    raise LayersValueError("Can only specifiy one unknown dimension.")
+                    raise LayersValueError(
+                        f"Can only specify one unknown dimension (layer {self.name}: "
+                        f"target_shape {py_shape(output_shape)})."
+                    )
             else:
                 known *= dim
         original = array_prod(input_shape)
-        if unknown is not None:
-            if known == 0 or original % known != 0:
-                raise LayersValueError(
-                    f"{message} (layer {self.name}: cannot reshape {py_shape(input_shape)} into "
-                    f"{py_shape(output_shape)})"
-                )
-            final[unknown] = original // known
-        elif original != known:
+        if (unknown is not None and (known == 0 or original % known != 0)) or (
+            unknown is None and original != known
+        ):
             raise LayersValueError(
-                f"{message} (layer {self.name}: cannot reshape {py_shape(input_shape)} into "
+                f"Total size of new array must be unchanged. (layer {self.name}: cannot "
+                f"reshape an example of shape {py_shape(input_shape)} into target_shape "
                 f"{py_shape(output_shape)})"
             )
+        if unknown is not None:
+            final[unknown] = original // known
         return final
 
     def compute_output_shape(self, input_shape: Any) -> Any:

@@ -384,7 +384,7 @@ def _execute_an_unknown_output(keep):
         ),
         (
             _reshape([-1, -1]),
-            "Can only specify one unknown dimension (layer rs: target_shape (None, None)).",
+            "Can only specify one unknown dimension. (layer rs: target_shape (None, None))",
         ),
         (
             _concatenate_mismatched,

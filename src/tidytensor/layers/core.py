@@ -360,8 +360,8 @@ class Reshape(Layer):
                     unknown = i
                 else:
                     raise LayersValueError(
-                        f"Can only specify one unknown dimension (layer {self.name}: "
-                        f"target_shape {py_shape(output_shape)})."
+                        f"Can only specify one unknown dimension. (layer {self.name}: "
+                        f"target_shape {py_shape(output_shape)})"
                     )
             else:
                 known *= dim

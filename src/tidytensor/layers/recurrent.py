@@ -421,8 +421,7 @@ class RNN(Layer):
                     if list(value.shape) != expected:
                         raise LayersValueError(
                             f"State {index} is incompatible with layer {self.name}: expected "
-                            f"shape={','.join(map(str, expected))}, received "
-                            f"shape={','.join(map(str, value.shape))}"
+                            f"shape={py_shape(expected)}, received shape={py_shape(value.shape)}"
                         )
                     self.states_[index] = value
             self.states_ = [keep(ops.clone(s)) for s in self.states_]

@@ -366,7 +366,7 @@ class Container(Layer):
         input_shapes = normalize_shape_list(input_shape)
         if len(input_shapes) != len(self.input_layers):
             raise LayersValueError(
-                f"Invalid input_shape argument {input_shape}: model has "
+                f"Invalid input_shape argument {py_value(input_shape)}: model has "
                 f"{len(self.input_layers)} tensor inputs."
             )
         shapes: dict[str, Any] = {}

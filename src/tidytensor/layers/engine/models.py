@@ -29,7 +29,7 @@ from ... import ops
 from ...engine import ENGINE
 from ...errors import short_traceback
 from ...js_strings import js_json
-from ...py_strings import py_value
+from ...py_strings import py_shape, py_value
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
@@ -437,7 +437,7 @@ class Sequential(LayersModel):
         if any(d is not None and d < 0 for d in shape):
             raise LayersValueError(
                 f"Negative dimension size caused by adding layer {layer.name} with input shape "
-                f"[{layer.inbound_nodes[0].input_tensors[0].shape}]"
+                f"{py_shape(layer.inbound_nodes[0].input_tensors[0].shape)}"
             )
 
     def add(self, layer: Layer) -> None:

@@ -60,8 +60,7 @@ def standardize_input_data(
         for name in names:
             if data.get(name) is None:
                 raise LayersValueError(
-                    f'No data provided for "{name}". Need data for each key in: '
-                    f"{py_value(names)}"
+                    f'No data provided for "{name}". Need data for each key in: {py_value(names)}'
                 )
             arrays.append(data[name])
     elif isinstance(data, (list, tuple)):

@@ -334,7 +334,8 @@ def test_set_weights_errors_leave_weights_unchanged() -> None:
     ):
         d.set_weights([tf.ones([3, 2])])
     with pytest.raises(
-        LayersValueError, match=r"Layer weight shape \(2,\) not compatible with provided weight shape \(3,\)"
+        LayersValueError,
+        match=r"Layer weight shape \(2,\) not compatible with provided weight shape \(3,\)",
     ):
         d.set_weights([tf.ones([3, 2]), tf.ones([3])])
     for a, b in zip(values(d), snapshot, strict=False):

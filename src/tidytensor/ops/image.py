@@ -282,8 +282,7 @@ def crop_and_resize(
     n = _length(crop_size)
     _assert(
         n == 2,
-        "Error in crop_and_resize: crop_size must be of length 2, but got length "
-        f"{n}.",
+        f"Error in crop_and_resize: crop_size must be of length 2, but got length {n}.",
     )
     _assert(
         _is_number(crop_size[0])

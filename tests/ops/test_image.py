@@ -768,7 +768,7 @@ def test_nms_keywords_and_none_defaults():
 def test_nms_errors(fn):
     boxes, scores = np.zeros((3, 4), np.float32), np.ones(3, np.float32)
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="iou_threshold must be in \\[0, 1\\], but was 'NaN'"
+        tf.errors.InvalidArgumentError, match="iou_threshold must be in \\[0, 1\\], but was 'nan'"
     ):
         fn(boxes, scores, 2, math.nan)
     with pytest.raises(

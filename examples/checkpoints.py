@@ -15,18 +15,17 @@ A TF.js-style dataset goes to ``fit_dataset``. Each epoch writes ``cp-0001.ckpt.
 file replaced atomically. Run it twice: the second run finds the first run's checkpoints,
 restores them into a fresh model before training and continues from there.
 
+The program is ``tidytensor.demo.checkpoints_demo`` (``tidytensor demo --only checkpoints``
+runs it in a temporary directory); this script runs it in ``--dir``.
+
 Run: ``python examples/checkpoints.py [--dir DIR] [--epochs 10]``
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 
-import numpy as np
-
-import tidytensor as tf
-from tidytensor.demo import checkpoint_datasets, checkpoint_model
+from tidytensor.demo import checkpoints_demo
 
 
 def main(argv: list[str] | None = None) -> bool:
@@ -34,41 +33,7 @@ def main(argv: list[str] | None = None) -> bool:
     parser.add_argument("--dir", default=".", help="where the training/ directory goes")
     parser.add_argument("--epochs", type=int, default=10)
     args = parser.parse_args(argv)
-
-    checkpoint_path = os.path.join(args.dir, "training", "cp-{epoch:04d}.ckpt")
-    checkpoint_dir = os.path.dirname(checkpoint_path)
-    train_dataset, test_dataset = checkpoint_datasets()
-    model = checkpoint_model()
-
-    resumed = tf.train.latest_checkpoint(checkpoint_dir)
-    if resumed is not None:
-        model.load_weights(resumed)
-        print(f"resuming from {resumed}")
-
-    cp_callback = tf.callbacks.model_checkpoint(
-        filepath=checkpoint_path, save_weights_only=True, verbose=1
-    )
-    history = model.fit_dataset(
-        train_dataset,
-        epochs=args.epochs,
-        validation_data=test_dataset,
-        callbacks=[cp_callback],
-        verbose=0,
-    )
-    print(f"val_acc after the last epoch: {history.history['val_acc'][-1]:.3f}")
-
-    latest = tf.train.latest_checkpoint(checkpoint_dir)
-    restored = checkpoint_model()
-    restored.load_weights(latest)
-    x = tf.random_normal([16, 10], seed=4)
-    same = tf.tidy(
-        lambda: bool(np.array_equal(model.predict(x).data_sync(), restored.predict(x).data_sync()))
-    )
-    print(f"latest: {latest}; a fresh model restored from it predicts the same: {same}")
-    tf.dispose(x)
-    model.dispose()
-    restored.dispose()
-    return same
+    return checkpoints_demo(args.dir, args.epochs)
 
 
 if __name__ == "__main__":

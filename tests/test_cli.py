@@ -150,11 +150,18 @@ def test_examples_run(script):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
+    # The examples run tidytensor.demo's programs (each program is written once).
     if script.startswith("memory"):
         assert "# of tensors: 6\n" in proc.stdout and "# of tensors: 11\n" in proc.stdout
-        assert "without tidy: 4 new tensors\nwith tidy: 1 new tensor\n" in proc.stdout
+        assert "without tf.tidy(): 5 (the result and 3 leaked tensors)\n" in proc.stdout
+        assert "with tf.tidy(): 5 (the result and 0 leaked tensors)\n" in proc.stdout
+        assert all(title.startswith("Memory: ") for title in sections(proc.stdout))
     else:
-        assert "Tensor\n    24\nTensor\n    3.5\n" in proc.stdout
+        assert "=== Basics: a model written with ops: y = 2x^2 + 4x + 8 ===\nTensor\n    24\n" in (
+            proc.stdout
+        )
+        assert "=== Basics: tf.tidy ===\nTensor\n    3.5\n" in proc.stdout
+        assert all(title.startswith("Basics: ") for title in sections(proc.stdout))
 
 
 def test_demo_trains_iris_with_flat_memory(demo_output):

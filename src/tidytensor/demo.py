@@ -127,12 +127,13 @@ def _count() -> None:
 # ---------------------------------------------------------------- memory
 def predict_leak() -> None:
     """Each ``model.predict()`` output stays alive: one more tensor per iteration."""
+    # const model = await tf.loadLayersModel('.../iris_v1/model.json');
     model = load_iris_model()
-    x = tf.random_uniform([1, 4])
+    x = tf.random_uniform([1, 4])  # a dummy input
     for _ in range(3):
         y = model.predict(x)
         y.print()
-        print(f"# of tensors: {tf.memory().num_tensors}")
+        print(f"# of tensors: {tf.memory().num_tensors}")  # grows by one each time
 
 
 def predict_dispose() -> None:
@@ -142,7 +143,7 @@ def predict_dispose() -> None:
     for _ in range(3):
         y = model.predict(x)
         y.print()
-        tf.dispose(y)
+        tf.dispose(y)  # free the output once it is no longer needed
         print(f"# of tensors: {tf.memory().num_tensors}")
 
 
@@ -151,7 +152,7 @@ def predict_tidy() -> None:
     model = load_iris_model()
     x = tf.random_uniform([1, 4])
     for _ in range(3):
-
+        # tf.tidy(() => {...}): Python lambdas hold one expression, so the body is a function.
         def body() -> None:
             y = model.predict(x)
             y.print()
@@ -165,6 +166,7 @@ def arg_max_leak() -> None:
     model = load_iris_model()
     x = tf.random_uniform([1, 4])
     for _ in range(3):
+        # Two tensors nobody can reach: predict()'s output and arg_max()'s.
         winning_index = model.predict(x).arg_max().data_sync()[0]
         print(f"winning index: {winning_index}")
         print(f"# of tensors: {tf.memory().num_tensors}")
@@ -396,7 +398,7 @@ def iris_training_demo(epochs: int = 30) -> float:
             < 1e-6
         )
     )
-    print(f"reloaded model predicts the same: {str(same).lower()}")
+    print(f"reloaded model predicts the same: {same}")
     reloaded.dispose()
     model.dispose()
     tf.dispose([xs, ys, x_held_out])
@@ -435,7 +437,11 @@ def checkpoint_datasets(seed: int = 4) -> tuple[Any, Any]:
 def checkpoints_demo(directory: str | None = None, epochs: int = 10) -> bool:
     """Seed 004's checkpoint workflow: ``ModelCheckpoint(save_weights_only=True)`` saves
     the weights after each epoch, ``tf.train.latest_checkpoint`` finds the newest, and a
-    fresh model restored from it predicts exactly what the trained one does. Returns that."""
+    fresh model restored from it predicts exactly what the trained one does. Returns that.
+
+    In ``directory`` (default: a temporary one), under the seed's relative path
+    ``training/``; run it twice on the same directory and the second run restores the first
+    run's newest checkpoint before training and continues from there."""
     own = directory is None
     workdir = tempfile.mkdtemp() if own else directory
     cwd = os.getcwd()
@@ -446,16 +452,21 @@ def checkpoints_demo(directory: str | None = None, epochs: int = 10) -> bool:
         model = checkpoint_model()
         checkpoint_path = "training/cp-{epoch:04d}.ckpt"
         checkpoint_dir = os.path.dirname(checkpoint_path)
+        resumed = tf.train.latest_checkpoint(checkpoint_dir)
+        if resumed is not None:
+            model.load_weights(resumed)
+            print(f"resuming from {os.path.join(workdir, resumed)}")
         cp_callback = tf.callbacks.model_checkpoint(
             filepath=checkpoint_path, save_weights_only=True, verbose=1
         )
-        model.fit_dataset(
+        history = model.fit_dataset(
             train_dataset,
             epochs=epochs,
             validation_data=test_dataset,
             callbacks=[cp_callback],
             verbose=0,
         )
+        print(f"val_acc after the last epoch: {history.history['val_acc'][-1]:.3f}")
         latest = tf.train.latest_checkpoint(checkpoint_dir)
         print(f"latest checkpoint: {latest}")
         print(f"files: {', '.join(sorted(os.listdir(checkpoint_dir))[:3])}, ...")
@@ -467,10 +478,10 @@ def checkpoints_demo(directory: str | None = None, epochs: int = 10) -> bool:
         restored = tf.tidy(lambda: fresh.predict(x).data_sync())
         same = bool(np.array_equal(trained, restored))
         print(
-            f"fresh model before load_weights predicts the same: "
-            f"{str(bool(np.array_equal(trained, before))).lower()}"
+            "fresh model before load_weights predicts the same: "
+            f"{bool(np.array_equal(trained, before))}"
         )
-        print(f"fresh model restored from latest predicts the same: {str(same).lower()}")
+        print(f"fresh model restored from latest predicts the same: {same}")
         tf.dispose(x)
         model.dispose()
         fresh.dispose()

@@ -93,9 +93,12 @@ def from_user_input(exc: TidyTensorError) -> TidyTensorError:
 
 
 def short_traceback(fn: _F) -> _F:
-    """Decorates a public entry point (``model.predict``, ``fit``, ``layer.apply``...): an
-    error marked by :func:`from_user_input` leaves it without the frames inside tidytensor,
-    so the user reads the message under their own line, not under 30 internal frames."""
+    """Decorates a top-level public entry point (``fit``, ``evaluate``, ``predict``, the
+    ``*_on_batch`` steps, ``execute``, ``load_layers_model``...): an error marked by
+    :func:`from_user_input` leaves it without the frames inside tidytensor, so the user reads
+    the message under their own line, not under 30 internal frames. Layer calls keep their
+    frames: a layer runs inside other layers and models, and a custom layer's author needs
+    the traceback through it."""
 
     @functools.wraps(fn)
     def entry_point(*args: Any, **kwargs: Any) -> Any:

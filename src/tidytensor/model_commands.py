@@ -22,10 +22,10 @@ from .io.artifacts import (
     weight_data_length,
 )
 from .io.router import get_load_handler
-from .js_strings import js_json
 from .layers.engine.keras_files import is_keras_file, keras_file_version, load_keras_file
 from .layers.engine.saving import model_from_artifacts
 from .ops import tensor
+from .py_strings import py_shape
 from .scopes import dispose, tidy
 
 __all__ = ["load_for_cli", "run"]
@@ -122,7 +122,7 @@ def _graph_summary(model: GraphModel, artifacts: ModelArtifacts) -> None:
     print(f"Class: GraphModel (model version {model.model_version})")
 
     def info(x: Any) -> str:
-        shape = js_json(x.shape) if x.shape is not None else "?"
+        shape = py_shape(x.shape) if x.shape is not None else "?"
         return f"{x.name} {shape} {x.dtype or '?'}"
 
     print(f"Inputs: {', '.join(info(x) for x in model.inputs)}")
@@ -164,8 +164,8 @@ def _summary(args: Any) -> int:
             _graph_summary(model, artifacts)
             return 0
         print(f"Class: {type(model).__name__} ({model.name})")
-        inputs = [f"{x.name} {js_json(list(x.shape))}" for x in model.inputs]
-        outputs = [f"{x.source_layer.name} {js_json(list(x.shape))}" for x in model.outputs]
+        inputs = [f"{x.name} {py_shape(list(x.shape))}" for x in model.inputs]
+        outputs = [f"{x.source_layer.name} {py_shape(list(x.shape))}" for x in model.outputs]
         print(f"Inputs: {', '.join(inputs)}")
         print(f"Outputs: {', '.join(outputs)}")
         if artifacts.format == "keras":

@@ -200,7 +200,7 @@ class Tensor(HandleBase):
     # ----------------------------------------------------------------- conversion
     def __len__(self) -> int:
         if not self._shape:
-            raise ArgumentTypeError("len() of a scalar tensor (rank 0) is undefined")
+            raise ArgumentTypeError("len() of a scalar tensor (rank 0): it has no first dimension")
         return self._shape[0]
 
     def __bool__(self) -> bool:

@@ -17,7 +17,7 @@ def test_summary_describes_a_graph_model(capsys):
     assert "Format: graph-model" in out
     assert "Converted by: TensorFlow.js Converter v3.13.0" in out
     assert "Class: GraphModel (model version 561.undefined)" in out
-    assert "Inputs: input_2 [-1,43844,1] float32" in out
+    assert "Inputs: input_2 (-1, 43844, 1) float32" in out
     assert "Signature: inputs [input_2], outputs [contour, Identity_1:0, Identity_2:0]" in out
     assert "Conv2D x26" in out and "MirrorPad x9" in out and "DivNoNan x1" in out
 

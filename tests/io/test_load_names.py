@@ -45,7 +45,7 @@ def test_failed_loads_do_not_grow_the_name_map(saved):
     (saved / "model.json").write_text(json.dumps(obj))
     before, names = memory_counts(), held_names()
     for _ in range(50):
-        with pytest.raises(ModelFormatError, match=r"has shape \[2, 6\] in the manifest"):
+        with pytest.raises(ModelFormatError, match=r"has shape \(2, 6\) in the manifest"):
             tf.io.load_layers_model(str(saved))
     assert held_names() == names
     assert memory_counts() == before

@@ -113,7 +113,10 @@ def _attempt(f: Any) -> dict[str, Any]:
 def _normalized(rec: Any) -> Any:
     """TF.js's recorded results with its messages in tidytensor's method spelling."""
     if isinstance(rec, dict):
-        return {k: (_message(v) if k == "error" else _normalized(v)) for k, v in rec.items()}
+        return {
+            k: (python_spelling(_message(v)) if k == "error" else _normalized(v))
+            for k, v in rec.items()
+        }
     if isinstance(rec, list):
         return [_normalized(v) for v in rec]
     return rec

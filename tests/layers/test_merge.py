@@ -53,7 +53,7 @@ def test_symbolic_output_shapes():
 def test_merge_errors_name_the_layer():
     with pytest.raises(LayersValueError, match="different batch sizes"):
         M.add(name="add_bs").apply([tf.ones([2, 3]), tf.ones([3, 3])])
-    with pytest.raises(LayersValueError, match=r"could not be broadcast together.*\[3\] \[4\]"):
+    with pytest.raises(LayersValueError, match=r"could not be broadcast together.*\(3,\) \(4,\)"):
         M.add(name="add_bc").apply([tf.ones([2, 3]), tf.ones([2, 4])])
     with pytest.raises(LayersValueError, match="Dot: required argument axes"):
         M.dot()

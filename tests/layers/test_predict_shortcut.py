@@ -99,7 +99,7 @@ def test_bad_input_raises_as_the_whole_way_does(cleanup):
     for _ in range(2):
         tf.dispose(model.predict(x))
     wrong = tf.tensor(RNG.normal(size=(4, 6)).astype("float32"))
-    with pytest.raises(LayersValueError, match=r"expected dense_\w+ to have shape \[None,5\]"):
+    with pytest.raises(LayersValueError, match=r"expected dense_\w+ to have shape \(None, 5\)"):
         model.predict(wrong)
     gone = tf.tensor(X)
     tf.dispose(model.predict(gone))

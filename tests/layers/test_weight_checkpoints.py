@@ -72,8 +72,8 @@ def test_seed_004_program_restores_a_fresh_model_exactly(tmp_path, capsys):
     assert "Epoch 1: saving model to training/cp-0001.ckpt" in out
     assert "Epoch 3: saving model to training/cp-0003.ckpt" in out
     assert "latest checkpoint: training/cp-0003.ckpt" in out
-    assert "fresh model before load_weights predicts the same: false" in out
-    assert "fresh model restored from latest predicts the same: true" in out
+    assert "fresh model before load_weights predicts the same: False" in out
+    assert "fresh model restored from latest predicts the same: True" in out
     names = sorted(os.listdir(tmp_path / "training"))
     assert names == [
         "checkpoint",
@@ -271,7 +271,7 @@ def test_example_resumes_from_its_last_run(tmp_path):
     assert [r.returncode for r in runs] == [0, 0], runs[1].stderr
     assert "resuming from" not in runs[0].stdout
     assert f"resuming from {tmp_path / 'training' / 'cp-0002.ckpt'}" in runs[1].stdout
-    assert "a fresh model restored from it predicts the same: True" in runs[1].stdout
+    assert "fresh model restored from latest predicts the same: True" in runs[1].stdout
 
 
 def test_whole_model_checkpoint_named_like_a_keras_file_loads_back(tmp_path, x):

@@ -384,7 +384,7 @@ def test_crop_and_resize_empty_and_memory():
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], 2),
             tf.errors.InvalidArgumentError,
-            "crop_size must be of length 2, but got length undefined",
+            "crop_size must be of length 2, but got length None",
         ),
         (
             (np.ones((1, 2, 2, 1)), [[0, 0, 1, 1]], [0], [2, 0.5]),
@@ -768,7 +768,7 @@ def test_nms_keywords_and_none_defaults():
 def test_nms_errors(fn):
     boxes, scores = np.zeros((3, 4), np.float32), np.ones(3, np.float32)
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="iou_threshold must be in \\[0, 1\\], but was 'NaN'"
+        tf.errors.InvalidArgumentError, match="iou_threshold must be in \\[0, 1\\], but was 'nan'"
     ):
         fn(boxes, scores, 2, math.nan)
     with pytest.raises(

@@ -68,7 +68,7 @@ def test_mat_mul_inner_mismatch_message():
 
 
 def test_mat_mul_rank_errors():
-    with pytest.raises(tf.errors.ShapeError, match="inner shapes \\(3\\) and \\(undefined\\)"):
+    with pytest.raises(tf.errors.ShapeError, match="inner shapes \\(3\\) and \\(None\\)"):
         tf.mat_mul(tf.tensor([1, 2, 3]), tf.tensor([1, 2, 3]))
     with pytest.raises(tf.errors.ShapeError, match="rank >= 2"):
         tf.mat_mul(tf.tensor([1, 2, 3]), tf.ones([3, 2]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, short_traceback
 from ..io.artifacts import ModelArtifacts, artifacts_from_dict, get_weight_specs, is_graph_topology
 from ..io.errors import ModelFormatError
 from ..io.router import get_save_handler, resolve_load_handler
@@ -37,6 +37,7 @@ class TensorInfo(dict):
     __getattr__ = dict.get
 
 
+@short_traceback
 def load_graph_model(
     path_or_url: Any,
     *,
@@ -323,6 +324,7 @@ class GraphModel:
         if self._disposed:
             raise InvalidArgumentError("This graph model has been disposed")
 
+    @short_traceback
     def execute(self, inputs: Any, outputs: Any = None) -> Any:
         """Runs the graph (``model.execute``): ``inputs`` a tensor, a list in input order or a
         dict by input name; ``outputs`` a name or names (default: the model's outputs).
@@ -338,6 +340,7 @@ class GraphModel:
         synchronous; graphs with control flow and dynamic ops run in both)."""
         return self.execute(inputs, outputs)
 
+    @short_traceback
     def predict(self, inputs: Any, config: Any = None) -> Any:
         """``model.predict``: :meth:`execute` for the model's outputs; a dict by the
         converter's structured output keys when the model has them."""

@@ -172,7 +172,7 @@ class TensorList:
                 f"Trying to access element {index} in a list with {len(self.tensors)} elements."
             )
         if index == len(self.tensors) or self.tensors[index] is None:
-            raise InvalidArgumentError(f"element at index {index} is null.")
+            raise InvalidArgumentError(f"TensorList: element at index {index} has not been set.")
         shapes_match(list(self.tensors[index].shape), element_shape, "TensorList shape mismatch: ")
         shape = infer_element_shape(self.element_shape, self.tensors, element_shape)
         return tf.reshape(self.tensors[index], shape)
@@ -302,7 +302,7 @@ class TensorArray:
         if entry.get("cleared"):
             raise InvalidArgumentError(
                 f"TensorArray {self.name}: Could not read index {index} twice because it was "
-                "cleared after a previous read (perhaps try setting clear_after_read = false?)."
+                "cleared after a previous read (perhaps try setting clear_after_read=False?)."
             )
         if self.clear_after_read:
             entry["cleared"] = True

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from .. import ops
+from ..py_strings import py_shape
 from .activations import Softmax as _SoftmaxActivation
 from .constraints import get_constraint, serialize_constraint
 from .engine.serialization import register_class
@@ -137,13 +138,13 @@ class PReLU(Layer):
             if not isinstance(axis, int) or not 1 <= axis < len(input_shape):
                 raise LayersValueError(
                     f"PReLU {self.name}: shared_axes entry {axis!r} is not an axis of the input "
-                    f"(shape {input_shape}; axes are 1-based, the batch axis excluded)"
+                    f"(shape {py_shape(input_shape)}; axes are 1-based, the batch axis excluded)"
                 )
             param_shape[axis - 1] = 1
         if any(d is None for d in param_shape):
             raise LayersValueError(
                 f"PReLU {self.name}: every non-shared input dimension must be known, but got "
-                f"input shape {input_shape}"
+                f"input shape {py_shape(input_shape)}"
             )
         self.alpha = self.add_weight(
             "alpha",

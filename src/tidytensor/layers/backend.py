@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 from .. import ops
 from ..engine import ENGINE
-from ..js_strings import js_array_str
 from ..naming import snake_case
 from ..ops import fused, layers_dense
+from ..py_strings import py_shape
 from ..tensor import Tensor
 from .errors import LayersNotImplementedError, LayersValueError
 from .utils import array_prod, to_camel_case
@@ -202,13 +202,13 @@ def dot(a: Tensor, b: Tensor, activation: str | None = None, bias: Tensor | None
     ``mat_mul`` with optional bias and activation."""
     if a.rank < 2 or b.rank < 2:
         raise LayersNotImplementedError(
-            f"dot requires both inputs to be rank >= 2 but got x shape = {js_array_str(a.shape)} "
-            f"and y shape = {js_array_str(b.shape)}"
+            f"dot requires both inputs to be rank >= 2 but got x shape = {py_shape(a.shape)} "
+            f"and y shape = {py_shape(b.shape)}"
         )
     if b.rank >= 3 and a.shape[-1] != b.shape[-2]:
         raise LayersNotImplementedError(
             f"If rank y >= 3, then the second last dim of y must equal the last dim of x but got "
-            f"x shape = {js_array_str(a.shape)} and  y shape = {js_array_str(b.shape)}"
+            f"x shape = {py_shape(a.shape)} and  y shape = {py_shape(b.shape)}"
         )
     act = activation if activation is not None else "linear"
     if a.rank == 2 and b.rank == 2:

@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_json
 from ..ops import fused
+from ..py_strings import py_shape, py_value
 from . import backend as K
 from .activations import get_activation, serialize_activation
 from .constraints import get_constraint, serialize_constraint
@@ -107,7 +107,7 @@ def normalize_array(value: Any, n: int, name: str, who: str) -> list[int]:
         if not _is_int(v):
             raise LayersValueError(
                 f"{who}: the {name} argument must be an integer or tuple of {n} integers. "
-                f"Received: {js_json(list(value))} including a non-integer number {v}"
+                f"Received: {py_value(list(value))} including a non-integer number {v}"
             )
     return [int(v) for v in value]
 
@@ -158,7 +158,7 @@ def _channel_dim(layer: Layer, input_shape: list, channel_axis: int) -> int:
     if dim is None or dim < 0:
         raise LayersValueError(
             f"{layer.get_class_name()} {layer.name}: the channel dimension of the input should "
-            f"be defined, but got input shape {js_json(input_shape)}."
+            f"be defined, but got input shape {py_shape(input_shape)}."
         )
     return dim
 
@@ -167,7 +167,7 @@ def _check_rank(layer: Layer, input_shape: list, rank: int) -> None:
     if len(input_shape) != rank:
         raise LayersValueError(
             f"{layer.get_class_name()} {layer.name}: input should have rank {rank}; received "
-            f"input shape: {js_json(input_shape)}"
+            f"input shape: {py_shape(input_shape)}"
         )
 
 
@@ -446,7 +446,7 @@ class _ConvTranspose(Conv):
         if any(d != 1 for d in self.dilation_rate):
             raise LayersNotImplementedError(
                 f"{who} does not support dilation_rate other than 1 (got "
-                f"{js_json(self.dilation_rate)})."
+                f"{py_value(self.dilation_rate)})."
             )
 
     def build(self, input_shape: Any) -> None:
@@ -610,7 +610,7 @@ class SeparableConv2D(Conv):
         if len(input_shape) < self.rank + 2:
             raise LayersValueError(
                 f"Inputs to SeparableConv2D {self.name} should have rank {self.rank + 2}, but "
-                f"received input shape: {js_json(input_shape)}"
+                f"received input shape: {py_shape(input_shape)}"
             )
         channel_axis = self._channel_axis(input_shape)
         input_dim = _channel_dim(self, input_shape, channel_axis)
@@ -739,8 +739,8 @@ class Cropping2D(Layer):
         w = shape[w_axis] - left - right
         if h < 0 or w < 0:
             raise LayersValueError(
-                f"Cropping2D {self.name}: cropping {js_json(self.cropping)} is larger than the "
-                f"input (shape {js_json(shape)})."
+                f"Cropping2D {self.name}: cropping {py_value(self.cropping)} is larger than the "
+                f"input (shape {py_shape(shape)})."
             )
         begin = [0, 0, 0, 0]
         size = list(shape)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_json
+from ..py_strings import py_shape
 from . import backend as K
 from .constraints import get_constraint, serialize_constraint
 from .convolutional import BaseConv, conv_output_length, preprocess_conv2d_input
@@ -34,7 +34,7 @@ def _channel_dim(layer: Any, input_shape: list, channel_axis: int) -> int:
     if dim is None or dim < 0:
         raise LayersValueError(
             f"The channel dimension of the inputs to DepthwiseConv2D {layer.name} should be "
-            f"defined, but is not ({dim}); input shape {js_json(input_shape)}."
+            f"defined, but is not ({dim}); input shape {py_shape(input_shape)}."
         )
     return dim
 
@@ -79,7 +79,7 @@ class DepthwiseConv2D(BaseConv):
         if len(input_shape) < 4:
             raise LayersValueError(
                 f"Inputs to DepthwiseConv2D {self.name} should have rank 4. Received input "
-                f"shape: {js_json(input_shape)}."
+                f"shape: {py_shape(input_shape)}."
             )
         channel_axis = 1 if self.data_format == "channelsFirst" else 3
         input_dim = _channel_dim(self, input_shape, channel_axis)

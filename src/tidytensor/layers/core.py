@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_json
+from ..py_strings import py_shape, py_value
 from ..tensor import Tensor
 from . import backend as K
 from .activations import get_activation, serialize_activation
@@ -170,7 +170,7 @@ class Dense(Layer):
         if last is None:
             raise LayersValueError(
                 f"The last dimension of the input to Dense layer {self.name} must be known, but "
-                f"got input shape {js_json(input_shape)}."
+                f"got input shape {py_shape(input_shape)}."
             )
         if self.kernel is None:
             self.kernel = self.add_weight(
@@ -256,7 +256,7 @@ class Flatten(Layer):
             if dim is None:
                 raise LayersValueError(
                     f'The shape of the input to "Flatten" is not fully defined (got '
-                    f'{js_json(shape[1:])}). Make sure to pass a complete "input_shape" or '
+                    f'{py_shape(shape[1:])}). Make sure to pass a complete "input_shape" or '
                     f'"batch_input_shape" argument to the first layer in your model.'
                 )
         return [shape[0], array_prod(shape, 1)]
@@ -346,12 +346,11 @@ class Reshape(Layer):
             ):
                 raise LayersValueError(
                     "Reshape target_shape must be a list of integer dimensions (-1 or None: "
-                    f"inferred), but got {js_json(list(target_shape))}"
+                    f"inferred), but got {py_shape(list(target_shape))}"
                 )
         self.target_shape = [None if _unknown(d) else int(d) for d in target_shape]
 
     def _fix_unknown_dimension(self, input_shape: list, output_shape: list) -> list:
-        message = "Total size of new array must be unchanged."
         final = list(output_shape)
         known = 1
         unknown = None
@@ -360,22 +359,23 @@ class Reshape(Layer):
                 if unknown is None:
                     unknown = i
                 else:
-                    raise LayersValueError("Can only specifiy one unknown dimension.")
+                    raise LayersValueError(
+                        f"Can only specify one unknown dimension. (layer {self.name}: "
+                        f"target_shape {py_shape(output_shape)})"
+                    )
             else:
                 known *= dim
         original = array_prod(input_shape)
-        if unknown is not None:
-            if known == 0 or original % known != 0:
-                raise LayersValueError(
-                    f"{message} (layer {self.name}: cannot reshape {js_json(input_shape)} into "
-                    f"{js_json(output_shape)})"
-                )
-            final[unknown] = original // known
-        elif original != known:
+        if (unknown is not None and (known == 0 or original % known != 0)) or (
+            unknown is None and original != known
+        ):
             raise LayersValueError(
-                f"{message} (layer {self.name}: cannot reshape {js_json(input_shape)} into "
-                f"{js_json(output_shape)})"
+                f"Total size of new array must be unchanged. (layer {self.name}: cannot "
+                f"reshape an example of shape {py_shape(input_shape)} into target_shape "
+                f"{py_shape(output_shape)})"
             )
+        if unknown is not None:
+            final[unknown] = original // known
         return final
 
     def compute_output_shape(self, input_shape: Any) -> Any:
@@ -419,7 +419,7 @@ class Permute(Layer):
         numbers_only = all(isinstance(d, (int, float)) and not isinstance(d, bool) for d in dims)
         if not numbers_only or sorted(dims) != list(range(1, len(dims) + 1)):
             raise LayersValueError(
-                f"Invalid permutation `dims`: {js_json(list(dims))} `dims` must contain "
+                f"Invalid permutation `dims`: {py_value(list(dims))} `dims` must contain "
                 f"consecutive integers starting from 1."
             )
         self.dims = list(dims)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import ops
 from ..errors import InvalidArgumentError, from_user_input
-from ..js_strings import js_array_str
+from ..py_strings import py_shape, py_value
 from . import backend as K
 from .constraints import get_constraint, serialize_constraint
 from .engine.serialization import register_class
@@ -106,15 +106,15 @@ class Embedding(Layer):
         lengths = to_list(self.input_length)
         if len(lengths) != len(input_shape) - 1:
             raise LayersValueError(
-                f'Embedding {self.name}: "input_length" is {js_array_str(self.input_length)}, '
-                f"but received input shape has shape {js_array_str(input_shape)}"
+                f'Embedding {self.name}: "input_length" is {py_value(self.input_length)}, '
+                f"but received input shape has shape {py_shape(input_shape)}"
             )
         for k, (s1, s2) in enumerate(zip(lengths, input_shape[1:], strict=True)):
             if s1 is not None and s2 is not None and s1 != s2:
                 raise LayersValueError(
                     f'Embedding {self.name}: "input_length" is '
-                    f"{js_array_str(self.input_length)}, but received input shape has shape "
-                    f"{js_array_str(input_shape)}"
+                    f"{py_value(self.input_length)}, but received input shape has shape "
+                    f"{py_shape(input_shape)}"
                 )
             if s1 is None:
                 lengths[k] = s2

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_json
 from ..naming import did_you_mean, snake_case
 from ..ops import layers_losses as fused_losses
 from ..ops.losses import fusable_pair
+from ..py_strings import py_shape
 from ..scopes import tidy
 from ..tensor import Tensor
 from . import backend as K
@@ -200,7 +200,7 @@ def sigmoid_cross_entropy_with_logits(labels: Tensor, logits: Tensor) -> Tensor:
     if list(labels.shape) != list(logits.shape):
         raise LayersValueError(
             f"logits and labels must have the same shape, but got shapes "
-            f"{_json(labels.shape)} and {_json(logits.shape)}"
+            f"{py_shape(labels.shape)} and {py_shape(logits.shape)}"
         )
 
     def body() -> Tensor:
@@ -256,10 +256,6 @@ def cosine_proximity(y_true: Tensor, y_pred: Tensor) -> Tensor:
         return ops.neg(ops.sum(ops.mul(true_normalized, pred_normalized), -1))
 
     return tidy(body)
-
-
-def _json(shape: Any) -> str:
-    return js_json(list(shape))
 
 
 mse = MSE = mean_squared_error

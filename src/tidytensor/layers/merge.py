@@ -16,7 +16,7 @@ from functools import reduce
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_json
+from ..py_strings import py_shape, py_value
 from . import backend as K
 from .engine.serialization import register_class
 from .engine.topology import Layer
@@ -58,7 +58,7 @@ class Merge(Layer):
                 if i != j:
                     raise LayersValueError(
                         f"{self.get_class_name()} {self.name}: operands could not be broadcast "
-                        f"together with shapes {js_json(list(shape1))} {js_json(list(shape2))}"
+                        f"together with shapes {py_shape(list(shape1))} {py_shape(list(shape2))}"
                     )
                 out.append(i)
         return out
@@ -81,7 +81,7 @@ class Merge(Layer):
         if len(sizes) > 1:
             raise LayersValueError(
                 f"Can not merge tensors with different batch sizes. Got tensors with shapes: "
-                f"{js_json(shapes)}. (layer {self.name})"
+                f"{py_shape(shapes)}. (layer {self.name})"
             )
         return sizes
 
@@ -233,7 +233,7 @@ class Concatenate(Merge):
             if not -len(s) <= self.axis < len(s):
                 raise LayersValueError(
                     f"Concatenate {self.name}: axis {self.axis} is out of range for input shape "
-                    f"{js_json(s)}"
+                    f"{py_shape(s)}"
                 )
             del s[self.axis]
             if s not in reduced:
@@ -241,7 +241,7 @@ class Concatenate(Merge):
         if len(reduced) > 1:
             raise LayersValueError(
                 f"A `Concatenate` layer requires inputs with matching shapes except for the "
-                f"concat axis. Got input shapes: {js_json([list(s) for s in input_shape])} "
+                f"concat axis. Got input shapes: {py_shape([list(s) for s in input_shape])} "
                 f"(layer {self.name})"
             )
         self.built = True
@@ -406,13 +406,13 @@ class Dot(Merge):
         axes = self._interpret_axes(shape1, shape2)
         if not (axes[0] < len(shape1) and axes[1] < len(shape2)):
             raise LayersValueError(
-                f"Dot {self.name}: axes {js_json(self.axes)} are out of range for input shapes "
-                f"{js_json(shape1)} and {js_json(shape2)}"
+                f"Dot {self.name}: axes {py_value(self.axes)} are out of range for input shapes "
+                f"{py_shape(shape1)} and {py_shape(shape2)}"
             )
         if shape1[axes[0]] != shape2[axes[1]]:
             raise LayersValueError(
                 f"Dimension incompatibility: {shape1[axes[0]]} !== {shape2[axes[1]]} (layer "
-                f"{self.name}, input shapes {js_json(shape1)} and {js_json(shape2)})"
+                f"{self.name}, input shapes {py_shape(shape1)} and {py_shape(shape2)})"
             )
         self.built = True
 

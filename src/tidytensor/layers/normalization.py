@@ -21,7 +21,7 @@ from typing import Any
 from .. import ops
 from ..engine import ENGINE
 from ..engine.atomic_update import current_value
-from ..js_strings import js_json
+from ..py_strings import py_shape
 from .constraints import get_constraint, serialize_constraint
 from .engine.serialization import register_class
 from .engine.topology import InputSpec, Layer
@@ -158,13 +158,13 @@ class BatchNormalization(Layer):
         if not 0 <= axis < ndim:
             raise LayersValueError(
                 f"BatchNormalization {self.name}: axis {self.axis} is out of range for an input "
-                f"of shape {js_json(input_shape)}."
+                f"of shape {py_shape(input_shape)}."
             )
         dim = input_shape[axis]
         if dim is None:
             raise LayersValueError(
                 f"Axis {axis} of input tensor should have a defined dimension but the layer "
-                f"{self.name} received an input with shape {js_json(input_shape)}."
+                f"{self.name} received an input with shape {py_shape(input_shape)}."
             )
         self.input_spec = [InputSpec(ndim=ndim, axes={axis: dim})]
         shape = [dim]
@@ -325,7 +325,7 @@ class LayerNormalization(Layer):
             if not 0 <= a < ndim:
                 raise LayersValueError(
                     f"LayerNormalization {self.name}: invalid axis {a} for an input of shape "
-                    f"{js_json(input_shape)}"
+                    f"{py_shape(input_shape)}"
                 )
         if len(set(axes)) != len(axes):
             raise LayersValueError(
@@ -336,7 +336,7 @@ class LayerNormalization(Layer):
         if any(d is None for d in param_shape):
             raise LayersValueError(
                 f"LayerNormalization {self.name}: the normalized axes {axes} of the input shape "
-                f"{js_json(input_shape)} must be known."
+                f"{py_shape(input_shape)} must be known."
             )
         if self.scale:
             self.gamma = self.add_weight(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_json
+from ..py_strings import py_value
 from .convolutional import (
     check_data_format,
     check_padding_mode,
@@ -96,9 +96,9 @@ def _sizes(value: Any, n: int, arg: str, who: str) -> list:
     elif isinstance(value, (list, tuple)) and len(value) == n and all(_is_number(v) for v in value):
         out = list(value)
     else:
-        shown = js_json(list(value)) if isinstance(value, (list, tuple)) else repr(value)
         raise LayersValueError(
-            f"{who}: {arg} must be a number or an Array of {n} number(s), but received {shown}"
+            f"{who}: {arg} must be a number or a list of {n} number(s), but received "
+            f"{py_value(value)}"
         )
     assert_positive_integer(out, f"{who} {arg}")
     return [int(v) for v in out]

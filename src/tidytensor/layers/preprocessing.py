@@ -19,7 +19,7 @@ import numbers
 from typing import Any
 
 from .. import ops
-from ..js_strings import js_array_str
+from ..py_strings import py_shape
 from . import backend as K
 from .engine.serialization import register_class
 from .engine.topology import Layer
@@ -228,7 +228,7 @@ def encode_categorical_inputs(
     if x.rank > 2:
         raise LayersValueError(
             f"When output_mode is not int, maximum output rank is 2 Received output_mode "
-            f"{output_mode} and input shape {js_array_str(original_shape)} which would result "
+            f"{output_mode} and input shape {py_shape(original_shape)} which would result "
             f"in output rank {x.rank}."
         )
     binary = output_mode in ("multiHot", "oneHot")

@@ -35,10 +35,10 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
-from ..js_strings import js_json
 from ..kernel_names import recurrent as kr
 from ..naming import did_you_mean
 from ..ops.recurrent import SEQUENCE_OPS
+from ..py_strings import py_shape
 from ..scopes import dispose, keep
 from ..tensor import Tensor
 from . import backend as K
@@ -421,8 +421,7 @@ class RNN(Layer):
                     if list(value.shape) != expected:
                         raise LayersValueError(
                             f"State {index} is incompatible with layer {self.name}: expected "
-                            f"shape={','.join(map(str, expected))}, received "
-                            f"shape={','.join(map(str, value.shape))}"
+                            f"shape={py_shape(expected)}, received shape={py_shape(value.shape)}"
                         )
                     self.states_[index] = value
             self.states_ = [keep(ops.clone(s)) for s in self.states_]
@@ -508,7 +507,7 @@ class RNN(Layer):
             if inputs.rank >= 2 and inputs.shape[1] == 0:
                 raise LayersValueError(
                     f"Layer {self.name} received an input with no time steps (shape "
-                    f"{js_json(inputs.shape)}): an RNN needs at least one step."
+                    f"{py_shape(inputs.shape)}): an RNN needs at least one step."
                 )
             if fused is not None:
                 last_output, outputs, new_states = _call_fused(

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import ops
 from ..engine import ENGINE
-from ..js_strings import js_json
+from ..py_strings import py_value
 from ..scopes import keep
 from ..tensor import Tensor
 from . import backend as K
@@ -54,8 +54,7 @@ def _clip01(value: Any, name: str) -> float:
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value:
-        shown = f"'{value}'" if isinstance(value, str) else js_json(value)
-        raise LayersValueError(f"Expected {name} to be a number, but got {shown}.")
+        raise LayersValueError(f"Expected {name} to be a number, but got {py_value(value)}.")
     return min(1, max(0, value))
 
 
@@ -65,7 +64,7 @@ def _flag(value: Any, name: str, default: bool) -> bool:
         return default
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, int) and value in (0, 1)):
         return bool(value)
-    raise LayersValueError(f"Expected {name} to be a boolean, but got {js_json(value)}.")
+    raise LayersValueError(f"Expected {name} to be a boolean, but got {py_value(value)}.")
 
 
 def _or_default(value: Any, default: Any) -> Any:

@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any
 
-from ..js_strings import js_json, js_number
+from ..py_strings import py_value
 from .errors import LayersValueError
 
 __all__ = [
@@ -119,7 +119,7 @@ def assert_positive_integer(value: Any, name: str) -> None:
             if isinstance(v, (list, tuple)):
                 raise LayersValueError(
                     f"Expected element {i + 1} of {name} to be a positive integer, but got "
-                    f"{js_json(v)}."
+                    f"{py_value(v)}."
                 )
             assert_positive_integer(v, f"element {i + 1} of {name}")
         return
@@ -131,13 +131,9 @@ def assert_positive_integer(value: Any, name: str) -> None:
         or value != int(value)
         or value <= 0
     ):
-        if isinstance(value, str):
-            shown = f"'{value}'"
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            shown = js_number(value)  # NaN, Infinity: as TF.js prints them, not JSON's null
-        else:
-            shown = js_json(value)
-        raise LayersValueError(f"Expected {name} to be a positive integer, but got {shown}.")
+        raise LayersValueError(
+            f"Expected {name} to be a positive integer, but got {py_value(value)}."
+        )
 
 
 def assert_positive_int(value: Any, name: str) -> int:
@@ -145,7 +141,7 @@ def assert_positive_int(value: Any, name: str) -> int:
     ``inputDim``), else TF.js's ``assertPositiveInteger`` error."""
     if isinstance(value, (list, tuple)):
         raise LayersValueError(
-            f"Expected {name} to be a positive integer, but got {js_json(value)}."
+            f"Expected {name} to be a positive integer, but got {py_value(value)}."
         )
     assert_positive_integer(value, name)
     return int(value)

@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
-from ..js_strings import js_json
+from ..py_strings import py_shape
 from ..tensor import Tensor
 from . import backend as K
 from .core import Activation, Dense
@@ -145,7 +145,7 @@ class TimeDistributed(Wrapper):
         if len(input_shape) < 3:
             raise LayersValueError(
                 f"TimeDistributed layer expects an input shape >= 3D, but received input "
-                f"shape {js_json(input_shape)}"
+                f"shape {py_shape(input_shape)}"
             )
         self.input_spec = [InputSpec(shape=input_shape)]
         child_input_shape = [input_shape[0], *input_shape[2:]]

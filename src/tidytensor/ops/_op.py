@@ -493,16 +493,15 @@ def translate_error(
 
 def js_str(value: Any) -> str:
     """``value`` as JS's template strings print it (arrays joined by commas, 1.0 as 1), but
-    ``None``, ``True`` and ``False`` spelled as in Python (the user wrote them so)."""
+    ``None``, ``True``, ``False``, ``nan`` and ``inf`` spelled as in Python (the user wrote
+    them so)."""
     if isinstance(value, (list, tuple)):
         return ",".join(js_str(v) for v in value)
     if value is None or isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
+        if math.isnan(value) or math.isinf(value):
+            return repr(value)
         if value.is_integer():
             return str(int(value))
     return str(value)

@@ -86,12 +86,11 @@ def _number(value: Any, arg_name: str, op_name: str) -> float:
     return float(value)
 
 
-def _js_number(v: float) -> str:
-    """How JavaScript writes a number in a template string (integers without '.0')."""
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
+def _shown_bound(v: float) -> str:
+    """A bound as TF.js's message writes it (integers without '.0'), ``nan`` and ``inf`` as
+    Python writes them."""
+    if math.isnan(v) or math.isinf(v):
+        return repr(v)
     if v.is_integer() and -1e21 < v < 1e21:
         return str(int(v))
     return repr(v)
@@ -194,8 +193,8 @@ def clip_by_value(x: Any, clip_value_min: Any, clip_value_max: Any) -> Tensor:
     hi = _number(clip_value_max, "clipValueMax", "clipByValue")
     if not lo <= hi:
         raise InvalidArgumentError(
-            f"Error in clip: min ({_js_number(lo)}) must be less than or equal to max "
-            f"({_js_number(hi)})."
+            f"Error in clip: min ({_shown_bound(lo)}) must be less than or equal to max "
+            f"({_shown_bound(hi)})."
         )
     if lo == hi:
         return fill(x.shape, lo, x.dtype)

@@ -205,8 +205,8 @@ def mat_mul(
     batch_a, batch_b = math.prod(sa[:-2]), math.prod(sb[:-2])
     if inner_a != inner_b:
         raise ShapeError(
-            f"Error in fused mat_mul: inner shapes ({js_format('undefined' if inner_a is None else inner_a)}) and "
-            f"({js_format('undefined' if inner_b is None else inner_b)}) of Tensors with shapes "
+            f"Error in fused mat_mul: inner shapes ({js_format('None' if inner_a is None else inner_a)}) and "
+            f"({js_format('None' if inner_b is None else inner_b)}) of Tensors with shapes "
             f"[{js_format(a.shape)}] and [{js_format(b.shape)}] and transpose_a={bool(transpose_a)} "
             f"and transpose_b={bool(transpose_b)} must match."
         )

@@ -138,7 +138,7 @@ _FILL_MODES = ("constant", "reflect", "wrap", "nearest")
 
 
 def _dim0(t: Tensor) -> Any:
-    return t._shape[0] if t.rank > 0 else "undefined"
+    return t._shape[0] if t.rank > 0 else None
 
 
 def _check_image_rank(op_name: str, img: Tensor, rank: int = 4) -> None:
@@ -282,8 +282,7 @@ def crop_and_resize(
     n = _length(crop_size)
     _assert(
         n == 2,
-        "Error in crop_and_resize: crop_size must be of length 2, but got length "
-        f"{'undefined' if n is None else n}.",
+        f"Error in crop_and_resize: crop_size must be of length 2, but got length {n}.",
     )
     _assert(
         _is_number(crop_size[0])
@@ -435,7 +434,7 @@ def grayscale_to_rgb(image: Any) -> Tensor:
     """
 
     img = convert_to_tensor(image, "image", "grayscaleToRGB")
-    last = img._shape[-1] if img.rank > 0 else "undefined"
+    last = img._shape[-1] if img.rank > 0 else None
     _assert(
         img.rank >= 2,
         f"Error in grayscale_to_rgb: images must be at least rank 2, but got rank {img.rank}.",
@@ -469,7 +468,7 @@ def rgb_to_grayscale(image: Any) -> Tensor:
     """
 
     img = convert_to_tensor(image, "image", "RGBToGrayscale")
-    last = img._shape[-1] if img.rank > 0 else "undefined"
+    last = img._shape[-1] if img.rank > 0 else None
     _assert(
         img.rank >= 2,
         f"Error in RGBToGrayscale: images must be at least rank 2, but got rank {img.rank}.",

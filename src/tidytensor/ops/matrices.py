@@ -53,7 +53,7 @@ def _dim(shape: tuple[int, ...], i: int) -> int | None:
 
 
 def _js_dim(d: int | None) -> str:
-    return "undefined" if d is None else str(d)
+    return "None" if d is None else str(d)
 
 
 @op

@@ -550,7 +550,7 @@ def depth_to_space(x: Any, block_size: int, data_format: str = "NHWC") -> Tensor
     if depth is None or depth % (size * size) != 0:
         raise ShapeError(
             f"Dimension size must be evenly divisible by {js_str(size * size)} but is "
-            f"{'undefined' if depth is None else depth} for depth_to_space with input shape {_js(t._shape)}"
+            f"{depth} for depth_to_space with input shape {_js(t._shape)}"
         )
     if t.rank != 4 or height is None or width is None:
         raise ShapeError(f"depth_to_space: input must be rank 4, got shape [{_js(t._shape)}]")

@@ -158,7 +158,7 @@ def check_einsum_dim_sizes(n_dims: int, id_dims, shapes) -> None:
                 shown = "[" + ",".join(str(s) for s in shape) + "]"
                 raise ShapeError(
                     f"Expected dimension {sizes[d]} at axis {j} of input shaped {shown}, "
-                    f"but got dimension {'undefined' if got is None else got}"
+                    f"but got dimension {got}"
                 )
 
 

@@ -300,7 +300,7 @@ class _ToTensor:
                 raise InvalidArgumentError(
                     f"rt input.shape and shape={_js(shape)} are incompatible: TF.js reads "
                     f"shape[{index}] (past its end) to check rt input.shape[{i + self.ragged_rank}] "
-                    f"= {value_dim}, and makes a tensor with undefined dimensions"
+                    f"= {value_dim}, and makes a tensor with unknown dimensions"
                 )
             out_dim = out[index] if index >= 0 else None  # out[-1] is undefined in JS
             if value_dim >= 0:

@@ -83,7 +83,7 @@ def string_n_grams(
     if not splits and size:
         raise InvalidArgumentError(
             f"string_n_grams: data_splits is empty but data has {size} strings (TF.js returns "
-            f"{size} undefined n-grams); pass splits [0, ..., {size}]"
+            f"{size} n-grams left unset); pass splits [0, ..., {size}]"
         )
     if size == 0 or not splits:
         return [_string_array([], (0,)), np.zeros(data_splits.shape, dtype=np.int32)]

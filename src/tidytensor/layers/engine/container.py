@@ -16,7 +16,7 @@ import warnings
 from typing import Any
 
 from ...engine import ENGINE
-from ...js_strings import js_json
+from ...py_strings import py_value
 from ...tensor import Tensor
 from ..errors import LayersRuntimeError, LayersValueError
 from ..utils import normalize_shape_list, singleton_or_array, to_camel_case, to_list
@@ -224,7 +224,7 @@ class Container(Layer):
             if count != 1:
                 raise LayersRuntimeError(
                     f'The name "{name}" is used {count} times in the model. All layer names '
-                    f"should be unique. Layer names: {js_json(all_names)}"
+                    f"should be unique. Layer names: {py_value(all_names)}"
                 )
 
     # -------------------------------------------------------------- disposal
@@ -366,7 +366,7 @@ class Container(Layer):
         input_shapes = normalize_shape_list(input_shape)
         if len(input_shapes) != len(self.input_layers):
             raise LayersValueError(
-                f"Invalid input_shape argument {input_shape}: model has "
+                f"Invalid input_shape argument {py_value(input_shape)}: model has "
                 f"{len(self.input_layers)} tensor inputs."
             )
         shapes: dict[str, Any] = {}

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import ops
 from ...engine import ENGINE
-from ...js_strings import js_json
+from ...py_strings import py_shape
 from ...tensor import Tensor
 from .. import backend as K
 from ..errors import LayersValueError
@@ -123,7 +123,7 @@ def check_input_data(
         if len(names) > 1:
             raise LayersValueError(
                 f"The model expects {len(names)} {exception_prefix} Tensors, but only received "
-                f"one Tensor. Found: array with shape {js_json(list(data.shape))}."
+                f"one Tensor. Found: array with shape {py_shape(list(data.shape))}."
             )
         arrays = [data]
     if shapes is None:
@@ -135,7 +135,7 @@ def check_input_data(
         if len(shape) != len(shapes[i]):
             raise LayersValueError(
                 f"Error when checking {exception_prefix or 'input'}: expected {name} to have "
-                f"{len(shapes[i])} dimension(s), but got array with shape {js_json(shape)}"
+                f"{len(shapes[i])} dimension(s), but got array with shape {py_shape(shape)}"
             )
         for j, ref in enumerate(shapes[i]):
             if j == 0 and not check_batch_axis:
@@ -143,13 +143,8 @@ def check_input_data(
             if ref is not None and ref != shape[j]:
                 raise LayersValueError(
                     f"Error when checking {exception_prefix or 'input'}: expected {name} to have shape "
-                    f"{_py_shape(shapes[i])} but got array with shape {js_json(shape)}."
+                    f"{py_shape(shapes[i])} but got array with shape {py_shape(shape)}."
                 )
-
-
-def _py_shape(shape: Any) -> str:
-    """A shape as TF.js's message writes it (``[null,2]``), with Python's ``None``."""
-    return js_json(list(shape)).replace("null", "None")
 
 
 def make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:

@@ -33,6 +33,7 @@ from ...io.artifacts import ModelArtifacts
 from ...io.atomic import replace_file
 from ...io.errors import ModelFileNotFoundError, ModelFormatError
 from ...ops import tensor as make_tensor
+from ...py_strings import py_shape
 from .keras_configs import keras_to_layers_config, keras_training_config
 from .saving import FILE_LOADERS, model_from_artifacts
 from .training_config import load_training_config
@@ -288,7 +289,7 @@ def _check_layer(layer: Any, arrays: list[Any], source: str, where: str) -> list
     ):
         raise ModelFormatError(
             f"{source}: layer {layer.name!r} ({layer.get_class_name()}) has weights "
-            f"{[list(w.shape) for w in weights]} but the file's {where} has {shapes}"
+            f"{py_shape([w.shape for w in weights])} but the file's {where} has {py_shape(shapes)}"
         )
     return [(w, np.asarray(a[()])) for w, a in zip(weights, arrays, strict=True)]
 

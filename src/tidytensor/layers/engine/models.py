@@ -29,6 +29,7 @@ from ... import ops
 from ...engine import ENGINE
 from ...errors import short_traceback
 from ...js_strings import js_json
+from ...py_strings import py_shape, py_value
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
@@ -123,6 +124,7 @@ class LayersModel(Trainer, Container):
             )
 
     # ----------------------------------------------------------------- predict
+    @short_traceback
     def execute(self, inputs: Any, outputs: str | list[str]) -> Any:
         """Computes the named symbolic tensors (``layer.output.name``, e.g.
         ``'dense_Dense1/dense_Dense1'``) from ``inputs`` (a tensor, a list, or a dict by
@@ -164,7 +166,7 @@ class LayersModel(Trainer, Container):
         missing = [n for n in names if n not in by_name]
         if missing:
             raise LayersValueError(
-                f"Cannot find SymbolicTensors for output name(s): {js_json(missing)}"
+                f"Cannot find SymbolicTensors for output name(s): {py_value(missing)}"
             )
         return [by_name[n] for n in names]
 
@@ -208,8 +210,8 @@ class LayersModel(Trainer, Container):
         missing = [name for name in self.input_names if name not in x]
         if missing:
             raise LayersValueError(
-                f"No data provided for {js_json(missing)}. Need data for each key in: "
-                f"{js_json(self.input_names)}"
+                f"No data provided for {py_value(missing)}. Need data for each key in: "
+                f"{py_value(self.input_names)}"
             )
         return [x[name] for name in self.input_names]
 
@@ -435,7 +437,7 @@ class Sequential(LayersModel):
         if any(d is not None and d < 0 for d in shape):
             raise LayersValueError(
                 f"Negative dimension size caused by adding layer {layer.name} with input shape "
-                f"[{layer.inbound_nodes[0].input_tensors[0].shape}]"
+                f"{py_shape(layer.inbound_nodes[0].input_tensors[0].shape)}"
             )
 
     def add(self, layer: Layer) -> None:
@@ -589,12 +591,14 @@ class Sequential(LayersModel):
         self._assert_not_disposed()
         return self.model.predict(x, batch_size, verbose)
 
+    @short_traceback
     def predict_on_batch(self, x: Any) -> Any:
         if self.model is None or not self.built:
             self.build()
         self._assert_not_disposed()
         return self.model.predict_on_batch(x)
 
+    @short_traceback
     def execute(self, inputs: Any, outputs: str | list[str]) -> Any:
         if self.model is None or not self.built:
             self.build()

@@ -18,7 +18,7 @@ from typing import Any
 
 from ... import config as _config
 from ...engine import ENGINE
-from ...errors import ResourceExhaustedError, TidyTensorError
+from ...errors import ResourceExhaustedError, TidyTensorError, short_traceback
 from ...io import register_model_functions
 from ...io.artifacts import (
     LAYERS_MODEL_FORMAT,
@@ -33,6 +33,7 @@ from ...io.errors import IOHandlerError, ModelFormatError, ModelTooLargeError
 from ...io.file_system import DeferredWeightData
 from ...io.router import get_save_handler, resolve_load_handler
 from ...io.weights import WeightSlice, encode_weights, layout_weights, make_weight_tensor
+from ...py_strings import py_shape
 from ..utils import convert_pythonic_to_ts, to_camel_case, to_snake_case
 from .serialization import SerializationMap, deserialize
 from .state import record_names, stop_recording_names
@@ -61,6 +62,7 @@ FILE_LOADERS: list[tuple[Callable[[Any], bool], Callable[..., Any]]] = []
 _DECODED_VALUE_SIZE = {"float32": 4, "int32": 4, "bool": 1, "complex64": 8}
 
 
+@short_traceback
 def load_layers_model(
     path_or_url: Any,
     strict: bool = True,
@@ -413,8 +415,8 @@ def match_weights(
         spec = piece.spec
         if list(spec["shape"]) != list(weight.shape):
             raise ModelFormatError(
-                f"{source}: weight {name} has shape {spec['shape']} in the manifest but the "
-                f"model's {weight.original_name} has shape {list(weight.shape)}"
+                f"{source}: weight {name} has shape {py_shape(spec['shape'])} in the manifest but "
+                f"the model's {weight.original_name} has shape {py_shape(weight.shape)}"
             )
         if spec["dtype"] != weight.dtype:
             raise ModelFormatError(

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ...js_strings import js_json
 from ...naming import did_you_mean, snake_case
+from ...py_strings import py_value
 from ..errors import LayersValueError
 from ..utils import to_snake_case
 
@@ -182,7 +182,7 @@ def deserialize_keras_object(
     config = identifier.get("config")
     if class_name is None or config is None:
         raise LayersValueError(
-            f"{printable}: Improper config format: {js_json(identifier)}.\n"
+            f"{printable}: Improper config format: {py_value(identifier)}.\n"
             f"'className' and 'config' must set."
         )
     cls = lookup_class(kind, class_name, custom_objects)

@@ -39,8 +39,9 @@ import numpy as np
 
 from ... import ops
 from ...engine import ENGINE
-from ...errors import ArgumentTypeError, short_traceback
-from ...js_strings import js_array_str, js_json
+from ...errors import ArgumentTypeError
+from ...js_strings import js_json
+from ...py_strings import py_shape
 from ...tensor import Tensor
 from ..errors import (
     LayersAttributeError,
@@ -154,7 +155,7 @@ class SymbolicTensor:
 
     def __repr__(self) -> str:
         return (
-            f"SymbolicTensor(name={self.name!r}, shape={js_json(self.shape)}, dtype={self.dtype})"
+            f"SymbolicTensor(name={self.name!r}, shape={py_shape(self.shape)}, dtype={self.dtype})"
         )
 
 
@@ -549,7 +550,7 @@ class Layer(Serializable):
                     raise LayersValueError(
                         f"Input {index} is incompatible with layer {self.name}: expected axis "
                         f"{axis} of input shape to have value {value} but got shape "
-                        f"{js_array_str(shape)}."
+                        f"{py_shape(shape)}."
                     )
             if spec.shape is not None:
                 for i, spec_dim in enumerate(spec.shape):
@@ -557,8 +558,8 @@ class Layer(Serializable):
                     if spec_dim is not None and dim is not None and spec_dim != dim:
                         raise LayersValueError(
                             f"Input {index} is incompatible with layer {self.name}: expected "
-                            f"shape={js_array_str(spec.shape)}, found shape="
-                            f"{js_array_str(shape)}."
+                            f"shape={py_shape(spec.shape)}, found shape="
+                            f"{py_shape(shape)}."
                         )
 
     def warn_on_incompatible_input_shape(self, input_shape: Any) -> None:
@@ -567,8 +568,8 @@ class Layer(Serializable):
             return
         if len(input_shape) != len(self.batch_input_shape):
             warnings.warn(
-                f"The rank of the input tensor provided (shape: {js_json(input_shape)}) does "
-                f"not match that of the batch_input_shape ({js_json(self.batch_input_shape)}) of "
+                f"The rank of the input tensor provided (shape: {py_shape(input_shape)}) does "
+                f"not match that of the batch_input_shape ({py_shape(self.batch_input_shape)}) of "
                 f"the layer {self.name}",
                 stacklevel=3,
             )
@@ -577,8 +578,8 @@ class Layer(Serializable):
             for d, i in zip(self.batch_input_shape, input_shape, strict=False)
         ):
             warnings.warn(
-                f"The shape of the input tensor ({js_json(input_shape)}) does not match the "
-                f"expectation of layer {self.name}: {js_json(self.batch_input_shape)}",
+                f"The shape of the input tensor ({py_shape(input_shape)}) does not match the "
+                f"expectation of layer {self.name}: {py_shape(self.batch_input_shape)}",
                 stacklevel=3,
             )
 
@@ -599,12 +600,10 @@ class Layer(Serializable):
     def clear_call_hook(self) -> None:
         self._call_hook = None
 
-    @short_traceback
     def __call__(self, inputs: Any, kwargs: dict[str, Any] | None = None, **more: Any) -> Any:
         """Same as :meth:`apply`."""
         return self.apply(inputs, kwargs, **more)
 
-    @short_traceback
     def apply(self, inputs: Any, kwargs: dict[str, Any] | None = None, **more: Any) -> Any:
         """Runs the layer on tensors, or connects it to symbolic tensors.
 
@@ -845,7 +844,7 @@ class Layer(Serializable):
                     f'You called set_weights(weights) on layer "{self.name}" with a weight list '
                     f"of length {len(values)}, but the layer was expecting {len(params)} "
                     f"weights. Provided weights: "
-                    f"{[js_json(list(v.shape)) for v in values]}"
+                    f"{[py_shape(list(v.shape)) for v in values]}"
                 )
             if not params:
                 return
@@ -853,8 +852,8 @@ class Layer(Serializable):
             for p, pv, w in zip(params, batch_get_value(params), values, strict=False):
                 if list(pv.shape) != list(w.shape):
                     raise LayersValueError(
-                        f"Layer weight shape {js_array_str(pv.shape)} not compatible with "
-                        f"provided weight shape {js_array_str(w.shape)} (weight {p.name} of "
+                        f"Layer weight shape {py_shape(pv.shape)} not compatible with "
+                        f"provided weight shape {py_shape(w.shape)} (weight {p.name} of "
                         f"layer {self.name})"
                     )
                 pairs.append((p, w))
@@ -1034,12 +1033,12 @@ def _shape_list(shape: Any, arg: str) -> list:
 
 def _full_shape(shape: list) -> str:
     """What TF.js's rank messages omit (Keras adds it): the shape that arrived."""
-    return f" (full shape received: {js_json(shape)})"
+    return f" (full shape received: {py_shape(shape)})"
 
 
 def _describe(x: Any) -> str:
     if isinstance(x, (Tensor, SymbolicTensor)):
-        return f"{type(x).__name__}(shape={js_json(list(x.shape))})"
+        return f"{type(x).__name__}(shape={py_shape(list(x.shape))})"
     return repr(x)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from ...autodiff import variable_grads
 from ...engine import ENGINE
 from ...engine.atomic_update import active_update
-from ...js_strings import js_json
+from ...py_strings import py_shape
 from ...scopes import variable
 from ...tensor import Tensor, Variable
 from ..errors import LayersRuntimeError, LayersValueError
@@ -67,7 +67,7 @@ class LayerVariable:
         self.val: Variable = variable(val, self._trainable, self.name, self.dtype)
 
     def __repr__(self) -> str:
-        state = "disposed" if self.val.is_disposed else js_json(self.shape)
+        state = "disposed" if self.val.is_disposed else py_shape(self.shape)
         return f"LayerVariable({self.name!r}, {state}, {self.dtype})"
 
     def read(self) -> Variable:
@@ -86,7 +86,7 @@ class LayerVariable:
             )
         if list(new_val.shape) != list(self.val.shape):
             raise LayersValueError(
-                f"Shape mismatch: {js_json(self.val.shape)} vs. {js_json(new_val.shape)} "
+                f"Shape mismatch: {py_shape(self.val.shape)} vs. {py_shape(new_val.shape)} "
                 f"(writing to LayersVariable {self.name})"
             )
         if self.val.id != new_val.id:

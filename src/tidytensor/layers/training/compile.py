@@ -8,10 +8,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ...js_strings import js_array_str
 from ...naming import did_you_mean
 from ...optimizers import Optimizer
 from ...optimizers import constructors as _constructors
+from ...py_strings import py_value
 from .. import backend as K
 from .. import losses as losses_mod
 from .. import metrics as metrics_mod
@@ -78,7 +78,7 @@ def collect_metrics(metrics: Any, output_names: list[str]) -> list[list[Any]]:
         if name not in output_names:
             raise LayersValueError(
                 f'Unknown entry in metrics dictionary: "{name}". Only expected the following '
-                f"keys: {js_array_str(output_names)}"
+                f"keys: {py_value(output_names)}"
             )
     nested = []
     for name in output_names:
@@ -95,7 +95,7 @@ def _resolve_losses(model: Any, loss: Any) -> list[Any]:
             if name not in model.output_names:
                 raise LayersValueError(
                     f'Unknown entry in loss dictionary: "{name}". Only expected the following '
-                    f"keys: {js_array_str(model.output_names)}"
+                    f"keys: {py_value(model.output_names)}"
                 )
         functions = []
         for name in model.output_names:

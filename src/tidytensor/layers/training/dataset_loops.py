@@ -15,7 +15,7 @@ from typing import Any
 
 from ... import ops
 from ...engine import tensors_in
-from ...js_strings import js_array_str, js_json
+from ...py_strings import py_value
 from ...scopes import dispose, tidy
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
@@ -78,7 +78,7 @@ def _flatten_tensor_or_array_or_map(kind: str, names: list[str], values: Any) ->
         if len(values) != len(names):
             raise LayersValueError(
                 f"Received an array of {len(values)} Tensors, but expected {len(names)} to match "
-                f"the {kind} keys {js_array_str(names)}."
+                f"the {kind} keys {py_value(names)}."
             )
         return list(values)
     if isinstance(values, dict):
@@ -124,12 +124,12 @@ def _standardize_element(
         if len(flat_xs) != len(model.inputs):
             raise LayersValueError(
                 f"LayersModel has {len(model.inputs)} inputs, but the dataset provides "
-                f"{len(flat_xs)} inputs.  (Expected input keys: {js_json(model.input_names)})"
+                f"{len(flat_xs)} inputs.  (Expected input keys: {py_value(model.input_names)})"
             )
         if len(flat_ys) != len(model.outputs):
             raise LayersValueError(
                 f"LayersModel has {len(model.outputs)} outputs, but the dataset provides "
-                f"{len(flat_ys)} outputs.  (Expected output keys: {js_json(model.output_names)})"
+                f"{len(flat_ys)} outputs.  (Expected output keys: {py_value(model.output_names)})"
             )
         for kind, names, values in (
             ("input", model.input_names, flat_xs),
@@ -354,7 +354,7 @@ def evaluate_dataset(
     if has_batches:
         _check_positive_int(
             batches,
-            f"Test loop expects `batches` to be a positive integer, but received {js_json(batches)}",
+            f"Test loop expects `batches` to be a positive integer, but received {py_value(batches)}",
         )
     own_iterator = not callable(getattr(dataset, "next", None)) or callable(
         getattr(dataset, "iterator", None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ops
-from ...js_strings import js_array_str, js_json
+from ...py_strings import py_shape, py_value
 from ...scopes import dispose, tidy
 from ...tensor import Tensor
 from .. import losses as losses_mod
@@ -35,7 +35,7 @@ def _ensure_tensors(x: Any) -> tuple[Any, list[Tensor]]:
 
 
 def _shape_str(shape: Any) -> str:
-    return js_array_str(list(shape))
+    return py_shape(tuple(shape))
 
 
 def standardize_input_data(
@@ -60,8 +60,7 @@ def standardize_input_data(
         for name in names:
             if data.get(name) is None:
                 raise LayersValueError(
-                    f'No data provided for "{name}". Need data for each key in: '
-                    f"{js_array_str(names)}"
+                    f'No data provided for "{name}". Need data for each key in: {py_value(names)}'
                 )
             arrays.append(data[name])
     elif isinstance(data, (list, tuple)):
@@ -103,13 +102,12 @@ def standardize_input_data(
                 if j == 0 and not check_batch_axis:
                     continue
                 if ref is not None and ref >= 0 and array.shape[j] != ref:
-                    inner = _shape_str(shapes[i][1:])
                     raise LayersValueError(
                         f"{exception_prefix} expected a batch of elements where each example has "
-                        f"shape [{inner}] (i.e., tensor shape [*,{inner}]) but the "
-                        f"{exception_prefix} received an input with {array.shape[0]} examples, "
-                        f"each with shape [{_shape_str(array.shape[1:])}] (tensor shape "
-                        f"[{_shape_str(array.shape)}])"
+                        f"shape {_shape_str(shapes[i][1:])} (i.e., tensor shape "
+                        f"{_shape_str([None, *shapes[i][1:]])}) but the {exception_prefix} "
+                        f"received an input with {array.shape[0]} examples, each with shape "
+                        f"{_shape_str(array.shape[1:])} (tensor shape {_shape_str(array.shape)})"
                     )
     except BaseException:
         _dispose_new(arrays, data)
@@ -142,12 +140,12 @@ def check_array_lengths(inputs: list[Tensor], targets: list[Tensor], weights: An
     if len(set_x) > 1:
         raise LayersValueError(
             "All input Tensors (x) should have the same number of samples. Got array shapes: "
-            f"{js_json([t.shape for t in inputs])}"
+            f"{py_shape([t.shape for t in inputs])}"
         )
     if len(set_y) > 1:
         raise LayersValueError(
             "All target Tensors (y) should have the same number of samples. Got array shapes: "
-            f"{js_json([t.shape for t in targets])}"
+            f"{py_shape([t.shape for t in targets])}"
         )
     if set_x and set_y and set_x != set_y:
         raise LayersValueError(
@@ -262,7 +260,7 @@ def _standardize_sample_or_class_weights(
         return [x_weight.get(name) for name in output_names]
     raise LayersValueError(
         f"The model has multiple ({num_outputs}) outputs, so {kind} must be either an array "
-        f"with {num_outputs} elements or an object with {js_array_str(output_names)} keys. "
+        f"with {num_outputs} elements or an object with {py_value(output_names)} keys. "
         f"Provided {kind} not understood: {x_weight!r}"
     )
 
@@ -323,7 +321,7 @@ def standardize_weights(
                 weights.dispose()
             raise LayersValueError(
                 f"sample_weight must be a 1D tensor with one weight per sample ({y.shape[0]}), "
-                f"but got shape {js_json(sw.shape)}"
+                f"but got shape {py_shape(sw.shape)}"
             )
         if weights is None:
             weights = ops.cast(sw, "float32") if (sw.dtype != "float32" or not made_here) else sw

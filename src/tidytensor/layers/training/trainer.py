@@ -161,6 +161,7 @@ class Trainer:
             **kwargs,
         )
 
+    @short_traceback
     def train_on_batch(
         self, x: Any, y: Any, sample_weight: Any = None, class_weight: Any = None
     ) -> Any:
@@ -174,6 +175,7 @@ class Trainer:
         """
         return steps.train_on_batch(self._trained_model(), x, y, sample_weight, class_weight)
 
+    @short_traceback
     def test_on_batch(self, x: Any, y: Any) -> Any:
         """The loss, or ``[loss, *metrics]``, on one batch ``x``, ``y`` as Python numbers,
         without changing any weight (Keras's ``test_on_batch``; TF.js has no such method:
@@ -181,6 +183,7 @@ class Trainer:
         tensor."""
         return steps.test_on_batch(self._trained_model(), x, y)
 
+    @short_traceback
     def fit_dataset(
         self,
         dataset: Any,
@@ -228,6 +231,7 @@ class Trainer:
             **kwargs,
         )
 
+    @short_traceback
     def evaluate_dataset(self, dataset: Any, batches: int | None = None, verbose: int = 0) -> Any:
         """Loss and metrics over the batches of ``dataset`` (TF.js's
         ``ModelEvaluateDatasetArgs``), weighted by batch size: a scalar tensor or a list

@@ -1,4 +1,4 @@
-"""Seed 004's checkpoint workflow: save the weights each epoch, resume from the newest.
+"""The TensorFlow 2 checkpoint workflow: save the weights each epoch, resume from the newest.
 
 The seed (TensorFlow 2 / Keras), ported line by line::
 

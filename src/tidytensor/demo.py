@@ -17,8 +17,9 @@ the package (:func:`tidytensor.datasets.load_iris`): ``fit`` with its progress d
 held-out accuracy, and the tensor count staying flat across epochs and across 1,000
 ``predict`` calls inside ``tf.tidy``.
 
-The checkpoints program is seed 004's: ``ModelCheckpoint(save_weights_only=True)`` during
-``fit``, ``tf.train.latest_checkpoint`` and ``model.load_weights`` into a fresh model.
+The checkpoints program follows TensorFlow 2's guide on saving during training:
+``ModelCheckpoint(save_weights_only=True)`` during ``fit``, ``tf.train.latest_checkpoint`` and
+``model.load_weights`` into a fresh model.
 """
 
 from __future__ import annotations
@@ -406,7 +407,7 @@ def iris_training_demo(epochs: int = 30) -> float:
 
 
 def checkpoint_model() -> Any:
-    """Seed 004's model: Dense(16, relu) on 10 features, Dropout(0.5), Dense(1, sigmoid);
+    """The checkpoint guide's model: Dense(16, relu) on 10 features, Dropout(0.5), Dense(1, sigmoid);
     Adam(0.001), binary crossentropy, accuracy."""
     model = layers.models.sequential()
     model.add(layers.dense(units=16, activation="relu", input_shape=[10]))
@@ -421,7 +422,7 @@ def checkpoint_model() -> Any:
 
 
 def checkpoint_datasets(seed: int = 4) -> tuple[Any, Any]:
-    """Seed 004's ``train_dataset`` and ``test_dataset`` (which it does not show): 512 and
+    """The checkpoint guide's ``train_dataset`` and ``test_dataset`` (which it does not show): 512 and
     128 rows of 10 features, labelled by the sign of a fixed linear score, batches of 32."""
     rng = np.random.default_rng(seed)
     w = rng.normal(size=10)
@@ -435,7 +436,7 @@ def checkpoint_datasets(seed: int = 4) -> tuple[Any, Any]:
 
 
 def checkpoints_demo(directory: str | None = None, epochs: int = 10) -> bool:
-    """Seed 004's checkpoint workflow: ``ModelCheckpoint(save_weights_only=True)`` saves
+    """The checkpoint guide's workflow: ``ModelCheckpoint(save_weights_only=True)`` saves
     the weights after each epoch, ``tf.train.latest_checkpoint`` finds the newest, and a
     fresh model restored from it predicts exactly what the trained one does. Returns that.
 

@@ -461,3 +461,46 @@ def test_a_tensor_made_outside_any_kernel_is_never_frozen():
     outs = [f(x), f(x)]
     assert outs[1].array_sync() == [1, 2] and "C" in f.replay_source(x)
     _dispose_all(outs, x)
+
+
+# ---------------------------------------------------------------------- tf.keep
+def test_a_kept_tensor_that_escapes_runs_that_signature_eagerly_each_call_its_own():
+    kept = []
+
+    @tf.function
+    def f(x):
+        y = tf.mul(x, 2)
+        kept.append(tf.keep(tf.add(y, 1)))  # leaves the call through the list
+        return y
+
+    with pytest.warns(RuntimeWarning, match=r"tf\.keep at .*test_compiled_function\.py:\d+"):
+        outs = [f(tf.tensor1d([float(i), 1.0])) for i in range(3)]
+    assert f.tracing_count == 1
+    assert [k.array_sync() for k in kept] == [[1.0, 3.0], [3.0, 3.0], [5.0, 3.0]]
+    assert [o.array_sync() for o in outs] == [[0.0, 2.0], [2.0, 2.0], [4.0, 2.0]]
+    assert "tf.function 'f'" in str(f._warned)
+    _dispose_all(kept, outs)
+
+
+def test_a_kept_tensor_that_is_returned_or_disposed_still_replays():
+    @tf.function
+    def returned(x):
+        return tf.keep(tf.mul(x, 3))
+
+    @tf.function
+    def disposed(x):
+        t = tf.keep(tf.add(x, 1))
+        y = tf.mul(t, 2)
+        t.dispose()
+        return y
+
+    x = tf.tensor1d([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            a, b = returned(x), disposed(x)
+            assert (a.array_sync(), b.array_sync()) == ([3.0, 6.0], [4.0, 6.0])
+            _dispose_all(a, b)
+    for fn in (returned, disposed):
+        assert fn.replay_source(x) is not None  # a replay, not the eager route
+    x.dispose()

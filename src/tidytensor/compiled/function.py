@@ -157,14 +157,15 @@ class Function:
             engine.tracer = None
             engine.update_mode()
         self._traced_once = True
+        tracer.check_escapes(result)
         if tracer.broken is not None:
             self._cache.put(key, EAGER)
             if tracer.broken not in self._warned:
                 self._warned.add(tracer.broken)
                 warnings.warn(
                     f"tf.function '{self.name}' runs eagerly for this input signature: "
-                    f"{tracer.broken}. A replay would reuse the value read while tracing, so "
-                    "every call with this signature runs op by op.",
+                    f"{tracer.broken}. A replay would repeat what the trace saw there instead "
+                    "of running it again, so every call with this signature runs op by op.",
                     RuntimeWarning,
                     stacklevel=3,
                 )

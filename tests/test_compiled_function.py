@@ -504,3 +504,43 @@ def test_a_kept_tensor_that_is_returned_or_disposed_still_replays():
     for fn in (returned, disposed):
         assert fn.replay_source(x) is not None  # a replay, not the eager route
     x.dispose()
+
+
+# ---------------------------------------------------------------------- the quick key
+def test_plain_tensor_calls_replay_by_shape_and_dtype_without_the_whole_signature(monkeypatch):
+    import importlib
+
+    function_module = importlib.import_module("tidytensor.compiled.function")
+    w = tf.variable(tf.tensor2d([[1.0, 2.0], [3.0, 4.0]]))
+    f = tf.function(lambda x: tf.relu(tf.mat_mul(x, w)))
+    x = tf.tensor2d([[1.0, -1.0]])
+    for _ in range(2):  # traced, then replayed the long way (which remembers the quick key)
+        tf.dispose(f(x))
+    calls = []
+    signature = function_module._signature
+    monkeypatch.setattr(function_module, "_signature", lambda *a: calls.append(1) or signature(*a))
+    out = f(tf.tensor2d([[1.0, -1.0]]))
+    assert out.array_sync() == [[0.0, 0.0]] and calls == []
+    w.assign(tf.tensor2d([[2.0, 0.0], [0.0, 1.0]]))  # variables are read on every replay
+    out2 = f(x)
+    assert out2.array_sync() == [[2.0, 0.0]] and calls == []
+    y = tf.tensor2d([[1.0, 1.0], [2.0, 2.0]])  # a new shape: the whole signature, a trace
+    tf.dispose(f(y))
+    assert calls and f.tracing_count == 2
+    _dispose_all(out, out2, x, y, w)
+
+
+def test_the_quick_key_never_outlives_its_trace_nor_hides_shared_buffers():
+    f = tf.function(lambda a, b: tf.add(a, b))
+    f._cache.max_traces = 1
+    a, b = tf.tensor1d([1.0, 2.0]), tf.tensor1d([3.0, 4.0])
+    for _ in range(2):
+        tf.dispose(f(a, b))
+    assert len(f._quick) == 1
+    c = tf.tensor1d([1.0, 2.0, 3.0])
+    tf.dispose(f(c, c))  # evicts the first trace (max_traces 1); shared buffers: no quick key
+    assert len(f._quick) == 1
+    out = f(a, b)  # the remembered replay was evicted: the long way traces again
+    assert out.array_sync() == [4.0, 6.0] and f.tracing_count == 3
+    assert not f._quick  # the stale quick entry is forgotten
+    _dispose_all(out, a, b, c)

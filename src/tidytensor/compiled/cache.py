@@ -44,6 +44,11 @@ class TraceCache:
             self._recent.append(False)
         return entry
 
+    def touch(self, key: Any) -> None:
+        """A call found ``key``'s entry by its quick key: it is the most recently used."""
+        self._entries.move_to_end(key)
+        self._recent.append(False)
+
     def put(self, key: Any, entry: Any) -> None:
         self._entries[key] = entry
         self._entries.move_to_end(key)

@@ -34,7 +34,7 @@ from .plan import make_plan
 from .replay import Replay, ReplayRefused
 from .tracing import Tracer
 
-__all__ = ["Function", "function"]
+__all__ = ["Function", "function", "quick_key"]
 
 _SCALARS = (type(None), bool, int, float, str, bytes, complex)
 
@@ -63,6 +63,9 @@ class Function:
         self._busy = False
         self._warned: set[str] = set()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
+        #: ``quick_key`` -> (signature, its replay): calls whose arguments are plain tensors
+        #: (or one list of them) find their replay without working out the whole signature.
+        self._quick: dict[tuple, tuple[Any, Replay]] = {}
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -105,15 +108,26 @@ class Function:
         entry = self._cache._entries.get(_signature(args, kwargs, leaves))
         return entry.source if isinstance(entry, Replay) else None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _must_run_eagerly(self) -> bool:
+        """Whether calls run op by op now (see the module's doc)."""
         engine = ENGINE
-        if (
+        return bool(
             (engine._slow and _watched(engine))
             or engine.run_functions_eagerly
             or self._busy
             or active_update()
-        ):
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._must_run_eagerly():
             return self._eager(args, kwargs)
+        quick = None if kwargs else quick_key(args)
+        if quick is not None:
+            known = self._quick.get(quick)
+            if known is not None:
+                result = self._replay_quick(quick, known, args)
+                if result is not None:
+                    return result
         leaves: list[Any] = []
         key = _signature(args, kwargs, leaves)
         entry = self._cache.get(key)
@@ -134,8 +148,50 @@ class Function:
                 return self._eager(args, kwargs)
             finally:
                 self._busy = False
+            if quick is not None:
+                if len(self._quick) >= self._cache.max_traces:
+                    self._quick.clear()
+                self._quick[quick] = (key, entry)
             return entry.rebuild(handles, leaves)
         return self._trace(key, leaves, args, kwargs)
+
+    def replayed(self, args: tuple) -> Any:
+        """``self(*args)`` when a replay remembered for the arguments' ``quick_key`` runs
+        it, else None (nothing ran): the cheap route of a caller that checked its
+        arguments itself (``model.predict``), whose long way is a plain call."""
+        if self._must_run_eagerly():
+            return None
+        quick = quick_key(args)
+        known = None if quick is None else self._quick.get(quick)
+        return None if known is None else self._replay_quick(quick, known, args)
+
+    def quick_replay(self, args: tuple) -> Replay | None:
+        """The replay remembered for the arguments' ``quick_key``, if any."""
+        quick = quick_key(args)
+        known = None if quick is None else self._quick.get(quick)
+        return None if known is None else known[1]
+
+    def _replay_quick(self, quick: tuple, known: tuple, args: tuple) -> Any:
+        """The call's result through the replay ``known`` remembers for its ``quick_key``,
+        or None where the whole signature must be worked out (the trace was dropped from
+        the cache, the replay refused or raised: the long way retraces, runs eagerly or
+        raises as it should)."""
+        key, entry = known
+        cache = self._cache
+        if cache._entries.get(key) is not entry:
+            del self._quick[quick]
+            return None
+        leaves = _leaves_of(args)
+        self._busy = True
+        try:
+            handles = entry(leaves)
+        except Exception:
+            del self._quick[quick]
+            return None
+        finally:
+            self._busy = False
+        cache.touch(key)
+        return entry.rebuild(handles, leaves)
 
     def _eager(self, args: tuple, kwargs: dict) -> Any:
         fn = self.python_function
@@ -263,6 +319,39 @@ def _rebuilder(shape: Any) -> Callable[[list, list], Any]:
         return obj
 
     return lambda handles, leaves: fill(shape, handles, leaves)
+
+
+def quick_key(args: tuple) -> tuple | None:
+    """A call's signature when its arguments are plain tensors, or one list of them, all on
+    buffers of their own: their shapes and dtypes, with the engine's kernel table and fusion
+    switch. None for any other call (it takes ``_signature``)."""
+    engine = ENGINE
+    if len(args) == 1 and type(args[0]) is list:
+        items = args[0]
+        kind: Any = list
+    else:
+        items = args
+        kind = tuple
+    if len(items) == 1:
+        t = items[0]
+        if type(t) is not Tensor:
+            return None
+        return (kind, t._shape, t.dtype, id(engine._kernels), engine.fuse_kernels)
+    specs = []
+    buffers = set()
+    for t in items:
+        if type(t) is not Tensor:
+            return None
+        specs.append((t._shape, t.dtype))
+        buffers.add(id(t.data_id))
+    if len(buffers) < len(items):
+        return None  # shared buffers: the signature notes which
+    return (kind, tuple(specs), id(engine._kernels), engine.fuse_kernels)
+
+
+def _leaves_of(args: tuple) -> list:
+    """The tensor leaves of a call ``quick_key`` accepted, in ``_signature``'s order."""
+    return list(args[0]) if len(args) == 1 and type(args[0]) is list else list(args)
 
 
 def _signature(args: tuple, kwargs: dict, leaves: list) -> Any:

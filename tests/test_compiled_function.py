@@ -531,6 +531,7 @@ def test_plain_tensor_calls_replay_by_shape_and_dtype_without_the_whole_signatur
 
 
 def test_the_quick_key_never_outlives_its_trace_nor_hides_shared_buffers():
+    """(And quick calls keep their trace the most recently used: see the next test.)"""
     f = tf.function(lambda a, b: tf.add(a, b))
     f._cache.max_traces = 1
     a, b = tf.tensor1d([1.0, 2.0]), tf.tensor1d([3.0, 4.0])
@@ -539,8 +540,23 @@ def test_the_quick_key_never_outlives_its_trace_nor_hides_shared_buffers():
     assert len(f._quick) == 1
     c = tf.tensor1d([1.0, 2.0, 3.0])
     tf.dispose(f(c, c))  # evicts the first trace (max_traces 1); shared buffers: no quick key
-    assert len(f._quick) == 1
-    out = f(a, b)  # the remembered replay was evicted: the long way traces again
+    assert not f._quick  # the evicted trace's quick key went with it
+    out = f(a, b)  # the long way traces again
     assert out.array_sync() == [4.0, 6.0] and f.tracing_count == 3
-    assert not f._quick  # the stale quick entry is forgotten
     _dispose_all(out, a, b, c)
+
+
+def test_quick_calls_count_as_uses_of_their_trace_for_the_lru_cache():
+    f = tf.function(lambda a: tf.mul(a, 2))
+    f._cache.max_traces = 2
+    one, two, three = tf.tensor1d([1.0]), tf.tensor1d([1.0, 2.0]), tf.tensor1d([1.0, 2.0, 3.0])
+    for t in (one, one, two, two):  # both traced and replayed (quick keys remembered)
+        tf.dispose(f(t))
+    tf.dispose(f(one))  # a quick call: 'one' is now more recent than 'two'
+    tf.dispose(f(three))  # evicts the least recently used trace: 'two'
+    count = f.tracing_count
+    tf.dispose(f(one))
+    assert f.tracing_count == count  # still cached
+    tf.dispose(f(two))
+    assert f.tracing_count == count + 1
+    _dispose_all(one, two, three)

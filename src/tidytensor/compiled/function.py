@@ -58,14 +58,18 @@ class Function:
         #: way, and the kernels it replays are NumPy's (no XLA).
         self.reduce_retracing = bool(reduce_retracing)
         self.jit_compile = jit_compile
-        self._cache = TraceCache(self.name, max_traces)
+        self._cache = TraceCache(
+            self.name, max_traces, before_change=self._sync_quick, after_change=self._prune_quick
+        )
         self._traced_once = False
         self._busy = False
         self._warned: set[str] = set()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
         #: ``quick_key`` -> (signature, its replay): calls whose arguments are plain tensors
         #: (or one list of them) find their replay without working out the whole signature.
-        self._quick: dict[tuple, tuple[Any, Replay]] = {}
+        #: Each entry is ``[signature, replay, used]``: ``used`` marks a quick call since the
+        #: cache last changed, which then counts as that signature's use (``_sync_quick``).
+        self._quick: dict[tuple, list] = {}
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -151,7 +155,7 @@ class Function:
             if quick is not None:
                 if len(self._quick) >= self._cache.max_traces:
                     self._quick.clear()
-                self._quick[quick] = (key, entry)
+                self._quick[quick] = [key, entry, False]
             return entry.rebuild(handles, leaves)
         return self._trace(key, leaves, args, kwargs)
 
@@ -171,27 +175,40 @@ class Function:
         known = None if quick is None else self._quick.get(quick)
         return None if known is None else known[1]
 
-    def _replay_quick(self, quick: tuple, known: tuple, args: tuple) -> Any:
+    def _replay_quick(self, quick: tuple, known: list, args: tuple) -> Any:
         """The call's result through the replay ``known`` remembers for its ``quick_key``,
-        or None where the whole signature must be worked out (the trace was dropped from
-        the cache, the replay refused or raised: the long way retraces, runs eagerly or
-        raises as it should)."""
-        key, entry = known
-        cache = self._cache
-        if cache._entries.get(key) is not entry:
-            del self._quick[quick]
-            return None
-        leaves = _leaves_of(args)
+        or None where the whole signature must be worked out (the replay refused or raised:
+        the long way retraces, runs eagerly or raises as it should). ``known`` is current:
+        ``_sync_quick`` drops what the cache drops."""
+        entry = known[1]
+        leaves = args[0] if len(args) == 1 and type(args[0]) is list else args
         self._busy = True
         try:
             handles = entry(leaves)
         except Exception:
-            del self._quick[quick]
+            self._quick.pop(quick, None)
             return None
         finally:
             self._busy = False
-        cache.touch(key)
+        known[2] = True
+        self._cache._recent.append(False)
         return entry.rebuild(handles, leaves)
+
+    def _sync_quick(self) -> None:
+        """Before the trace cache changes: the signatures quick calls used since the last
+        change become its most recently used; after it (``_prune_quick``) the quick keys of
+        dropped traces go."""
+        cache = self._cache
+        for known in self._quick.values():
+            if known[2]:
+                known[2] = False
+                if known[0] in cache._entries:
+                    cache.touch(known[0])
+
+    def _prune_quick(self) -> None:
+        entries = self._cache._entries
+        for quick in [q for q, known in self._quick.items() if known[0] not in entries]:
+            self._quick.pop(quick, None)
 
     def _eager(self, args: tuple, kwargs: dict) -> Any:
         fn = self.python_function
@@ -347,11 +364,6 @@ def quick_key(args: tuple) -> tuple | None:
     if len(buffers) < len(items):
         return None  # shared buffers: the signature notes which
     return (kind, tuple(specs), id(engine._kernels), engine.fuse_kernels)
-
-
-def _leaves_of(args: tuple) -> list:
-    """The tensor leaves of a call ``quick_key`` accepted, in ``_signature``'s order."""
-    return list(args[0]) if len(args) == 1 and type(args[0]) is list else list(args)
 
 
 def _signature(args: tuple, kwargs: dict, leaves: list) -> Any:

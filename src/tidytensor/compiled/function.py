@@ -67,7 +67,7 @@ class Function:
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
         #: ``quick_key`` -> (signature, its replay): calls whose arguments are plain tensors
         #: (or one list of them) find their replay without working out the whole signature.
-        #: Each entry is ``[signature, replay, used]``: ``used`` marks a quick call since the
+        #: Each entry is ``[signature, replay, used, quick key]``: ``used`` marks a quick call since the
         #: cache last changed, which then counts as that signature's use (``_sync_quick``).
         self._quick: dict[tuple, list] = {}
         functools.update_wrapper(self, fn)
@@ -129,7 +129,7 @@ class Function:
         if quick is not None:
             known = self._quick.get(quick)
             if known is not None:
-                result = self._replay_quick(quick, known, args)
+                result = self._replay_quick(known, args)
                 if result is not None:
                     return result
         leaves: list[Any] = []
@@ -155,7 +155,7 @@ class Function:
             if quick is not None:
                 if len(self._quick) >= self._cache.max_traces:
                     self._quick.clear()
-                self._quick[quick] = [key, entry, False]
+                self._quick[quick] = [key, entry, False, quick]
             return entry.rebuild(handles, leaves)
         return self._trace(key, leaves, args, kwargs)
 
@@ -163,30 +163,33 @@ class Function:
         """``self(*args)`` when a replay remembered for the arguments' ``quick_key`` runs
         it, else None (nothing ran): the cheap route of a caller that checked its
         arguments itself (``model.predict``), whose long way is a plain call."""
-        if self._must_run_eagerly():
+        return self.replayed_by(self.quick_entry(args), args)
+
+    def quick_entry(self, args: tuple) -> list | None:
+        """What this function remembers for the arguments' ``quick_key`` (its replay is
+        ``[1]``), for a caller that keeps it and calls ``replayed_by``; None if nothing."""
+        quick = quick_key(args)
+        return None if quick is None else self._quick.get(quick)
+
+    def replayed_by(self, known: list | None, args: tuple) -> Any:
+        """``replayed`` with the ``quick_entry`` of arguments like ``args`` (or None where
+        it was forgotten since: its trace left the cache, or its replay refused)."""
+        if known is None or known[1] is None or self._must_run_eagerly():
             return None
-        quick = quick_key(args)
-        known = None if quick is None else self._quick.get(quick)
-        return None if known is None else self._replay_quick(quick, known, args)
+        return self._replay_quick(known, args)
 
-    def quick_replay(self, args: tuple) -> Replay | None:
-        """The replay remembered for the arguments' ``quick_key``, if any."""
-        quick = quick_key(args)
-        known = None if quick is None else self._quick.get(quick)
-        return None if known is None else known[1]
-
-    def _replay_quick(self, quick: tuple, known: list, args: tuple) -> Any:
+    def _replay_quick(self, known: list, args: tuple) -> Any:
         """The call's result through the replay ``known`` remembers for its ``quick_key``,
         or None where the whole signature must be worked out (the replay refused or raised:
         the long way retraces, runs eagerly or raises as it should). ``known`` is current:
-        ``_sync_quick`` drops what the cache drops."""
+        ``_prune_quick`` forgets what the cache drops."""
         entry = known[1]
         leaves = args[0] if len(args) == 1 and type(args[0]) is list else args
         self._busy = True
         try:
             handles = entry(leaves)
         except Exception:
-            self._quick.pop(quick, None)
+            self._forget(known)
             return None
         finally:
             self._busy = False
@@ -207,8 +210,13 @@ class Function:
 
     def _prune_quick(self) -> None:
         entries = self._cache._entries
-        for quick in [q for q, known in self._quick.items() if known[0] not in entries]:
-            self._quick.pop(quick, None)
+        for known in [known for known in self._quick.values() if known[0] not in entries]:
+            self._forget(known)
+
+    def _forget(self, known: list) -> None:
+        """Drops a quick entry; a caller holding it (``replayed_by``) sees it forgotten."""
+        known[1] = None
+        self._quick.pop(known[3], None)
 
     def _eager(self, args: tuple, kwargs: dict) -> Any:
         fn = self.python_function

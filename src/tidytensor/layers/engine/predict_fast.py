@@ -5,11 +5,12 @@ checks and batching around the ``tf.function`` call cost several times the kerne
 call with one input tensor has gone the whole way (checked, traced or replayed, its outputs
 fresh buffers), ``PredictShortcut`` remembers that an input of this shape and dtype passed the
 checks (``check_input_data`` depends on nothing else) with this batch size, and a later call
-with that key goes straight to the predict function's own quick route (``Function.replayed``:
-the replay it remembers under the input's shape and dtype and the engine's kernel table).
+with that key goes straight to the predict function's own quick route (``Function.replayed_by``
+with the ``quick_entry`` it holds: the replay the function remembers under the input's shape
+and dtype and the engine's kernel table, which it marks forgotten when it drops it).
 
 Every check of the long way still holds: the model is not disposed, it still compiles its
-steps and the predict function is the one the key was remembered with; ``Function.replayed``
+steps and the predict function is the one the key was remembered with; ``replayed_by``
 replays only where its own call would (nothing watches kernels one by one, no
 ``run_functions_eagerly``, no atomic update). Anything else, or a replay that refuses or
 raises, takes the long way, which gives the same errors and the same outputs as before; a
@@ -38,15 +39,17 @@ class PredictShortcut:
 
     def __init__(self, model: Any) -> None:
         self.model = model
-        self.known: dict[tuple, Any] = {}  # (shape, dtype, batch size) -> predict function
+        #: (shape, dtype, batch size) -> (predict function, its ``quick_entry`` for them)
+        self.known: dict[tuple, tuple[Any, list]] = {}
 
     def run(self, x: Tensor, batch_size: Any) -> Any:
         """The outputs of ``predict`` (``batch_size`` an int) or ``predict_on_batch``
         (``batch_size`` None) of ``x``, or None where the long way must run."""
         key = (x._shape, x.dtype, batch_size)
-        fn = self.known.get(key)
-        if fn is None:
+        found = self.known.get(key)
+        if found is None:
             return None
+        fn, quick = found
         model = self.model
         if (
             model._ref_count == 0
@@ -55,7 +58,7 @@ class PredictShortcut:
             or ENGINE.state.profiling
         ):
             return None
-        outs = fn.replayed(([x],))
+        outs = fn.replayed_by(quick, ([x],))
         if outs is None:
             del self.known[key]  # the long way refuses, retraces or raises as it should
             return None
@@ -70,7 +73,8 @@ class PredictShortcut:
             return
         if batch_size is not None and x._shape[0] > batch_size:
             return  # more than one batch: slices and a concat
-        replay = fn.quick_replay(([x],))
+        quick = fn.quick_entry(([x],))
+        replay = None if quick is None else quick[1]
         if replay is None or replay.fresh is None:
             return
         n = len(outs) if isinstance(outs, list) else 1
@@ -78,4 +82,4 @@ class PredictShortcut:
             return
         if len(self.known) >= MAX_KEYS:
             self.known.clear()
-        self.known[(x._shape, x.dtype, batch_size)] = fn
+        self.known[(x._shape, x.dtype, batch_size)] = (fn, quick)

@@ -461,3 +461,102 @@ def test_a_tensor_made_outside_any_kernel_is_never_frozen():
     outs = [f(x), f(x)]
     assert outs[1].array_sync() == [1, 2] and "C" in f.replay_source(x)
     _dispose_all(outs, x)
+
+
+# ---------------------------------------------------------------------- tf.keep
+def test_a_kept_tensor_that_escapes_runs_that_signature_eagerly_each_call_its_own():
+    kept = []
+
+    @tf.function
+    def f(x):
+        y = tf.mul(x, 2)
+        kept.append(tf.keep(tf.add(y, 1)))  # leaves the call through the list
+        return y
+
+    with pytest.warns(RuntimeWarning, match=r"tf\.keep at .*test_compiled_function\.py:\d+"):
+        outs = [f(tf.tensor1d([float(i), 1.0])) for i in range(3)]
+    assert f.tracing_count == 1
+    assert [k.array_sync() for k in kept] == [[1.0, 3.0], [3.0, 3.0], [5.0, 3.0]]
+    assert [o.array_sync() for o in outs] == [[0.0, 2.0], [2.0, 2.0], [4.0, 2.0]]
+    assert "tf.function 'f'" in str(f._warned)
+    _dispose_all(kept, outs)
+
+
+def test_a_kept_tensor_that_is_returned_or_disposed_still_replays():
+    @tf.function
+    def returned(x):
+        return tf.keep(tf.mul(x, 3))
+
+    @tf.function
+    def disposed(x):
+        t = tf.keep(tf.add(x, 1))
+        y = tf.mul(t, 2)
+        t.dispose()
+        return y
+
+    x = tf.tensor1d([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            a, b = returned(x), disposed(x)
+            assert (a.array_sync(), b.array_sync()) == ([3.0, 6.0], [4.0, 6.0])
+            _dispose_all(a, b)
+    for fn in (returned, disposed):
+        assert fn.replay_source(x) is not None  # a replay, not the eager route
+    x.dispose()
+
+
+# ---------------------------------------------------------------------- the quick key
+def test_plain_tensor_calls_replay_by_shape_and_dtype_without_the_whole_signature(monkeypatch):
+    import importlib
+
+    function_module = importlib.import_module("tidytensor.compiled.function")
+    w = tf.variable(tf.tensor2d([[1.0, 2.0], [3.0, 4.0]]))
+    f = tf.function(lambda x: tf.relu(tf.mat_mul(x, w)))
+    x = tf.tensor2d([[1.0, -1.0]])
+    for _ in range(2):  # traced, then replayed the long way (which remembers the quick key)
+        tf.dispose(f(x))
+    calls = []
+    signature = function_module._signature
+    monkeypatch.setattr(function_module, "_signature", lambda *a: calls.append(1) or signature(*a))
+    out = f(tf.tensor2d([[1.0, -1.0]]))
+    assert out.array_sync() == [[0.0, 0.0]] and calls == []
+    w.assign(tf.tensor2d([[2.0, 0.0], [0.0, 1.0]]))  # variables are read on every replay
+    out2 = f(x)
+    assert out2.array_sync() == [[2.0, 0.0]] and calls == []
+    y = tf.tensor2d([[1.0, 1.0], [2.0, 2.0]])  # a new shape: the whole signature, a trace
+    tf.dispose(f(y))
+    assert calls and f.tracing_count == 2
+    _dispose_all(out, out2, x, y, w)
+
+
+def test_the_quick_key_never_outlives_its_trace_nor_hides_shared_buffers():
+    """(And quick calls keep their trace the most recently used: see the next test.)"""
+    f = tf.function(lambda a, b: tf.add(a, b))
+    f._cache.max_traces = 1
+    a, b = tf.tensor1d([1.0, 2.0]), tf.tensor1d([3.0, 4.0])
+    for _ in range(2):
+        tf.dispose(f(a, b))
+    assert len(f._quick) == 1
+    c = tf.tensor1d([1.0, 2.0, 3.0])
+    tf.dispose(f(c, c))  # evicts the first trace (max_traces 1); shared buffers: no quick key
+    assert not f._quick  # the evicted trace's quick key went with it
+    out = f(a, b)  # the long way traces again
+    assert out.array_sync() == [4.0, 6.0] and f.tracing_count == 3
+    _dispose_all(out, a, b, c)
+
+
+def test_quick_calls_count_as_uses_of_their_trace_for_the_lru_cache():
+    f = tf.function(lambda a: tf.mul(a, 2))
+    f._cache.max_traces = 2
+    one, two, three = tf.tensor1d([1.0]), tf.tensor1d([1.0, 2.0]), tf.tensor1d([1.0, 2.0, 3.0])
+    for t in (one, one, two, two):  # both traced and replayed (quick keys remembered)
+        tf.dispose(f(t))
+    tf.dispose(f(one))  # a quick call: 'one' is now more recent than 'two'
+    tf.dispose(f(three))  # evicts the least recently used trace: 'two'
+    count = f.tracing_count
+    tf.dispose(f(one))
+    assert f.tracing_count == count  # still cached
+    tf.dispose(f(two))
+    assert f.tracing_count == count + 1
+    _dispose_all(one, two, three)

@@ -195,13 +195,14 @@ def _megabytes(mb: Any) -> int | None:
 
 def get_memory_info(device: Any = "CPU:0") -> dict[str, int | None]:
     """``{'current', 'peak'}`` bytes (as TF), plus ``'limit'``. On the CPU: live tensor
-    buffers. On a GPU: the logical GPU's memory pool's bytes in use (tensors and kernels'
+    buffers and the arrays kernels keep between calls (Adam's flat update, the recurrent
+    and convolution kernels' pools and workspaces: ``engine.kernel_scratch``). On a GPU: the logical GPU's memory pool's bytes in use (tensors and kernels'
     temporaries) and their peak, which CuPy's pool does not track."""
     kind, index = _check_device(device)
     if kind == "GPU":
         return _gpu(index).info()
-    state = ENGINE.state
-    return {"current": state.buffer_bytes, "peak": ENGINE.peak_bytes, "limit": ENGINE.memory_limit}
+    peak = ENGINE.peak_bytes  # brings the kernels' kept arrays up to date first
+    return {"current": ENGINE.state.buffer_bytes, "peak": peak, "limit": ENGINE.memory_limit}
 
 
 def reset_memory_stats(device: Any = "CPU:0") -> None:

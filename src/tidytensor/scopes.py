@@ -16,6 +16,7 @@ from .engine import (
     current_context,
     new_context,
     restore_context,
+    tensors_in,
 )
 from .errors import ArgumentTypeError
 from .ops._op import bool_arg, dtype_arg
@@ -48,11 +49,18 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
 
 
 def keep(result: Tensor) -> Tensor:
-    """Marks a tensor so that no enclosing tidy disposes it; returns it."""
+    """Marks a tensor so that no enclosing tidy disposes it; returns it. Inside a traced
+    ``tf.function``, a kept tensor the function does not return makes that signature run
+    eagerly (each call keeps its own tensor; ``compiled/tracing.py``)."""
     if isinstance(result, Tensor):
         result.kept = True
+        if ENGINE.tracer is not None:
+            ENGINE.tracer.on_keep([result])
         return result
-    return ENGINE.keep(result)
+    kept = ENGINE.keep(result)
+    if ENGINE.tracer is not None:
+        ENGINE.tracer.on_keep(tensors_in(result))
+    return kept
 
 
 def dispose(container: Any) -> None:

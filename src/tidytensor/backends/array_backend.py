@@ -15,6 +15,7 @@ from typing import Any
 from .._handles import RecordBase
 from .._handles import new_record as _new_record
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
+from ..engine import kernel_scratch
 from ..kernel_registry import KernelConfig, register_kernel
 from . import Backend
 from .xp_compat import errstate
@@ -190,6 +191,7 @@ class ArrayBackend(Backend):
             clear = getattr(module, "clear_buffer_pool", None)
             if clear is not None:
                 clear()
+        kernel_scratch.sync_all()  # the pools' idle arrays are gone from the live bytes
 
     # ------------------------------------------------------------------ kernels
     @classmethod

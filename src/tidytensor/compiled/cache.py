@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["EAGER", "TraceCache"]
@@ -29,8 +30,17 @@ class TraceCache:
     """Signature -> replay (or ``EAGER``), least recently used dropped past ``max_traces``;
     warns once when calls keep tracing (a Python value or shape that changes every call)."""
 
-    def __init__(self, name: str, max_traces: int = MAX_TRACES) -> None:
+    def __init__(
+        self,
+        name: str,
+        max_traces: int = MAX_TRACES,
+        before_change: Callable[[], None] | None = None,
+        after_change: Callable[[], None] | None = None,
+    ) -> None:
         self.name = name
+        #: Called before and after entries are added or dropped (``Function``'s quick keys).
+        self.before_change = before_change
+        self.after_change = after_change
         self.max_traces = max_traces
         self._entries: OrderedDict[Any, Any] = OrderedDict()
         self._recent: deque[bool] = deque(maxlen=RETRACE_WINDOW)
@@ -44,17 +54,35 @@ class TraceCache:
             self._recent.append(False)
         return entry
 
+    def touch(self, key: Any) -> None:
+        """``key``'s entry was used (found by a quick key): it is the most recently used."""
+        self._entries.move_to_end(key)
+
     def put(self, key: Any, entry: Any) -> None:
+        self._changing()
         self._entries[key] = entry
         self._entries.move_to_end(key)
         while len(self._entries) > self.max_traces:
             self._entries.popitem(last=False)
+        self._changed()
 
     def drop(self, key: Any) -> None:
+        self._changing()
         self._entries.pop(key, None)
+        self._changed()
 
     def clear(self) -> None:
+        self._changing()
         self._entries.clear()
+        self._changed()
+
+    def _changing(self) -> None:
+        if self.before_change is not None:
+            self.before_change()
+
+    def _changed(self) -> None:
+        if self.after_change is not None:
+            self.after_change()
 
     def __len__(self) -> int:
         return len(self._entries)

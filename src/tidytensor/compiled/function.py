@@ -34,7 +34,7 @@ from .plan import make_plan
 from .replay import Replay, ReplayRefused
 from .tracing import Tracer
 
-__all__ = ["Function", "function"]
+__all__ = ["Function", "function", "quick_key"]
 
 _SCALARS = (type(None), bool, int, float, str, bytes, complex)
 
@@ -58,11 +58,18 @@ class Function:
         #: way, and the kernels it replays are NumPy's (no XLA).
         self.reduce_retracing = bool(reduce_retracing)
         self.jit_compile = jit_compile
-        self._cache = TraceCache(self.name, max_traces)
+        self._cache = TraceCache(
+            self.name, max_traces, before_change=self._sync_quick, after_change=self._prune_quick
+        )
         self._traced_once = False
         self._busy = False
         self._warned: set[str] = set()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
+        #: ``quick_key`` -> (signature, its replay): calls whose arguments are plain tensors
+        #: (or one list of them) find their replay without working out the whole signature.
+        #: Each entry is ``[signature, replay, used, quick key]``: ``used`` marks a quick call since the
+        #: cache last changed, which then counts as that signature's use (``_sync_quick``).
+        self._quick: dict[tuple, list] = {}
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -105,15 +112,26 @@ class Function:
         entry = self._cache._entries.get(_signature(args, kwargs, leaves))
         return entry.source if isinstance(entry, Replay) else None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _must_run_eagerly(self) -> bool:
+        """Whether calls run op by op now (see the module's doc)."""
         engine = ENGINE
-        if (
+        return bool(
             (engine._slow and _watched(engine))
             or engine.run_functions_eagerly
             or self._busy
             or active_update()
-        ):
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._must_run_eagerly():
             return self._eager(args, kwargs)
+        quick = None if kwargs else quick_key(args)
+        if quick is not None:
+            known = self._quick.get(quick)
+            if known is not None:
+                result = self._replay_quick(known, args)
+                if result is not None:
+                    return result
         leaves: list[Any] = []
         key = _signature(args, kwargs, leaves)
         entry = self._cache.get(key)
@@ -134,8 +152,71 @@ class Function:
                 return self._eager(args, kwargs)
             finally:
                 self._busy = False
+            if quick is not None:
+                if len(self._quick) >= self._cache.max_traces:
+                    self._quick.clear()
+                self._quick[quick] = [key, entry, False, quick]
             return entry.rebuild(handles, leaves)
         return self._trace(key, leaves, args, kwargs)
+
+    def replayed(self, args: tuple) -> Any:
+        """``self(*args)`` when a replay remembered for the arguments' ``quick_key`` runs
+        it, else None (nothing ran): the cheap route of a caller that checked its
+        arguments itself (``model.predict``), whose long way is a plain call."""
+        return self.replayed_by(self.quick_entry(args), args)
+
+    def quick_entry(self, args: tuple) -> list | None:
+        """What this function remembers for the arguments' ``quick_key`` (its replay is
+        ``[1]``), for a caller that keeps it and calls ``replayed_by``; None if nothing."""
+        quick = quick_key(args)
+        return None if quick is None else self._quick.get(quick)
+
+    def replayed_by(self, known: list | None, args: tuple) -> Any:
+        """``replayed`` with the ``quick_entry`` of arguments like ``args`` (or None where
+        it was forgotten since: its trace left the cache, or its replay refused)."""
+        if known is None or known[1] is None or self._must_run_eagerly():
+            return None
+        return self._replay_quick(known, args)
+
+    def _replay_quick(self, known: list, args: tuple) -> Any:
+        """The call's result through the replay ``known`` remembers for its ``quick_key``,
+        or None where the whole signature must be worked out (the replay refused or raised:
+        the long way retraces, runs eagerly or raises as it should). ``known`` is current:
+        ``_prune_quick`` forgets what the cache drops."""
+        entry = known[1]
+        leaves = args[0] if len(args) == 1 and type(args[0]) is list else args
+        self._busy = True
+        try:
+            handles = entry(leaves)
+        except Exception:
+            self._forget(known)
+            return None
+        finally:
+            self._busy = False
+        known[2] = True
+        self._cache._recent.append(False)
+        return entry.rebuild(handles, leaves)
+
+    def _sync_quick(self) -> None:
+        """Before the trace cache changes: the signatures quick calls used since the last
+        change become its most recently used; after it (``_prune_quick``) the quick keys of
+        dropped traces go."""
+        cache = self._cache
+        for known in self._quick.values():
+            if known[2]:
+                known[2] = False
+                if known[0] in cache._entries:
+                    cache.touch(known[0])
+
+    def _prune_quick(self) -> None:
+        entries = self._cache._entries
+        for known in [known for known in self._quick.values() if known[0] not in entries]:
+            self._forget(known)
+
+    def _forget(self, known: list) -> None:
+        """Drops a quick entry; a caller holding it (``replayed_by``) sees it forgotten."""
+        known[1] = None
+        self._quick.pop(known[3], None)
 
     def _eager(self, args: tuple, kwargs: dict) -> Any:
         fn = self.python_function
@@ -157,14 +238,15 @@ class Function:
             engine.tracer = None
             engine.update_mode()
         self._traced_once = True
+        tracer.check_escapes(result)
         if tracer.broken is not None:
             self._cache.put(key, EAGER)
             if tracer.broken not in self._warned:
                 self._warned.add(tracer.broken)
                 warnings.warn(
                     f"tf.function '{self.name}' runs eagerly for this input signature: "
-                    f"{tracer.broken}. A replay would reuse the value read while tracing, so "
-                    "every call with this signature runs op by op.",
+                    f"{tracer.broken}. A replay would repeat what the trace saw there instead "
+                    "of running it again, so every call with this signature runs op by op.",
                     RuntimeWarning,
                     stacklevel=3,
                 )
@@ -262,6 +344,34 @@ def _rebuilder(shape: Any) -> Callable[[list, list], Any]:
         return obj
 
     return lambda handles, leaves: fill(shape, handles, leaves)
+
+
+def quick_key(args: tuple) -> tuple | None:
+    """A call's signature when its arguments are plain tensors, or one list of them, all on
+    buffers of their own: their shapes and dtypes, with the engine's kernel table and fusion
+    switch. None for any other call (it takes ``_signature``)."""
+    engine = ENGINE
+    if len(args) == 1 and type(args[0]) is list:
+        items = args[0]
+        kind: Any = list
+    else:
+        items = args
+        kind = tuple
+    if len(items) == 1:
+        t = items[0]
+        if type(t) is not Tensor:
+            return None
+        return (kind, t._shape, t.dtype, id(engine._kernels), engine.fuse_kernels)
+    specs = []
+    buffers = set()
+    for t in items:
+        if type(t) is not Tensor:
+            return None
+        specs.append((t._shape, t.dtype))
+        buffers.add(id(t.data_id))
+    if len(buffers) < len(items):
+        return None  # shared buffers: the signature notes which
+    return (kind, tuple(specs), id(engine._kernels), engine.fuse_kernels)
 
 
 def _signature(args: tuple, kwargs: dict, leaves: list) -> Any:

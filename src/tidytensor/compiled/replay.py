@@ -27,6 +27,7 @@ from typing import Any
 
 from ..backends.array_backend import new_record
 from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
+from ..engine import kernel_scratch
 from ..engine.state import current_context
 from ..interrupts import critical_section
 from ..sites import user_site
@@ -181,6 +182,8 @@ class Replay:
         engine = self.engine
         state = engine.state
         backend = self.backend
+        if state.byte_limit != _NO_LIMIT:
+            kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
         start = state.buffer_bytes
         if start + self.peak > state.byte_limit:
             raise ReplayRefused(stale=False)
@@ -196,6 +199,9 @@ class Replay:
             records.append(rec)
         made = self.compute(*arrays)
         del arrays
+        # Kernels that keep arrays between calls synced their idle bytes as they ran: an
+        # output written into an array the engine counted as idle is no new memory.
+        peak = state.buffer_bytes + self.peak
         if self.fresh is not None and state.check_bytes == _NO_LIMIT:
             handles = self._commit_fresh(made)
         elif not self.assigns and not self.actions:  # outputs only: no update to keep whole
@@ -205,7 +211,8 @@ class Replay:
                 handles = self._unchecked_commit(made, records)
                 for action in self.actions:
                     action()
-        peak = start + self.peak
+            del made, records
+            kernel_scratch.sync_all(state)  # buffers the writes freed: a kernel pool's again
         if peak > state.peak_bytes:
             state.peak_bytes = peak
         return handles

@@ -90,6 +90,8 @@ class Tracer:
         self.assigns: dict[int, tuple[Variable, int]] = {}
         self.commit_actions: list[Callable[[], None]] = []
         self.created_variables = 0
+        #: Tensors made during the call and passed to ``tf.keep``, with the keep's site.
+        self.kept: list[tuple[Tensor, Any]] = []
         self.broken: str | None = None  # why this call cannot be replayed
         #: Kernels running now (``KernelWatch``): one a kernel runs is not recorded apart.
         #: (Not ``kernel_depth``: ``custom_grad`` raises that around its forward function,
@@ -237,6 +239,32 @@ class Tracer:
         """A value read back to Python: this call cannot be replayed."""
         if self.broken is None:
             self._break(f"'{op_name}' read a tensor's value back to Python")
+
+    def on_keep(self, tensors: list[Tensor]) -> None:
+        """``tf.keep`` of tensors: one made during the call and still alive when it returns,
+        but not returned, escapes the call (``check_escapes``)."""
+        made = [t for t in tensors if t.id > self.first_tensor_id and not isinstance(t, Variable)]
+        if made and self.broken is None:
+            site = sites.user_site(3)
+            self.kept.extend((t, site) for t in made)
+
+    def check_escapes(self, result: Any) -> None:
+        """After the traced call returned ``result``: a kept tensor that outlives the call
+        without being returned reached the caller through a Python side effect (a list, an
+        attribute), which a replay would not run again; that signature runs eagerly, where
+        every call's ``tf.keep`` hands out its own tensor (TF 2's kept tensor escapes)."""
+        if self.broken is not None or not self.kept:
+            return
+        returned = {id(t) for t in tensors_in(result)}
+        for t, site in self.kept:
+            if not t._disposed and t.data_id.refs > 0 and id(t) not in returned:
+                where = sites.format_site(site) if site is not None else "the function"
+                self.broken = (
+                    f"tf.keep at {where} kept a {t.dtype} tensor of shape {list(t._shape)} "
+                    f"that tf.function '{self.fn_name}' does not return (it leaves the call "
+                    "through a Python side effect, which a replay would not run again)"
+                )
+                return
 
     def on_assign(self, v: Variable, new_value: Tensor) -> None:
         if self.broken is not None:

@@ -20,6 +20,7 @@ from .. import sites
 from .._handles import live_handles
 from ..errors import LeakWarning, MemoryAlertWarning, ResourceExhaustedError
 from ..tensor import Tensor
+from . import kernel_scratch
 from .records import LeakedTensor, MemoryInfo
 from .state import current_context
 
@@ -127,11 +128,14 @@ class MemoryAccounting:
 
     @property
     def peak_bytes(self) -> int:
-        """The most bytes of live tensor buffers since the last ``reset_memory_stats``."""
+        """The most bytes of live tensor buffers (and of the arrays kernels keep between
+        calls, ``kernel_scratch``) since the last ``reset_memory_stats``."""
         state = self.state
+        kernel_scratch.sync_all(state)
         return max(state.peak_bytes, state.buffer_bytes)
 
     def reset_memory_stats(self) -> None:
+        kernel_scratch.sync_all(self.state)
         self.state.peak_bytes = self.state.buffer_bytes
 
     # ================================================================ leaks

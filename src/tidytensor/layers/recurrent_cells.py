@@ -22,7 +22,6 @@ import numpy as np
 from .. import ops
 from ..engine import ENGINE
 from ..py_strings import py_value
-from ..scopes import keep
 from ..tensor import Tensor
 from . import backend as K
 from .activations import get_activation, serialize_activation
@@ -92,8 +91,17 @@ def generate_dropout_mask(
         return K.in_train_phase(dropped, ones, training)
 
     if not count or count <= 1:
-        return keep(ops.clone(create()))
-    return [keep(ops.clone(create())) for _ in range(count)]
+        return _kept_mask(create)
+    return [_kept_mask(create) for _ in range(count)]
+
+
+def _kept_mask(create: Any) -> Tensor:
+    """A mask no tidy disposes: the cell holds it until the layer's next call, which makes
+    new ones (so a compiled step's replay, which draws its own, need not hand it out: it is
+    marked kept directly, not through ``tf.keep``, whose tensors a trace must return)."""
+    mask = ops.clone(create())
+    mask.kept = True
+    return mask
 
 
 class _StepShape:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import sys
 import threading
 
 #: Largest m * k * n of one GEMM block (OpenBLAS's small-matrix kernels take sizes up to 100³).
@@ -54,6 +55,20 @@ def workspace(xp, size: int, dtype, name: str = "cols"):
         if size <= WORKSPACE_LIMIT:
             cache[key] = buf
     return buf[:size]
+
+
+def idle_workspace_bytes() -> int:
+    """Bytes of this thread's workspaces that no call is using (counted in the engine's live
+    bytes: ``engine.kernel_scratch``)."""
+    cache = getattr(_SCRATCH, "bufs", None)
+    if not cache:
+        return 0
+    return sum(buf.nbytes for buf in cache.values() if sys.getrefcount(buf) <= _IDLE_REFS)
+
+
+#: ``sys.getrefcount`` of a cached workspace nothing else holds: the cache, the loop name and
+#: the call's argument.
+_IDLE_REFS = 3
 
 
 def clear_workspaces() -> None:

@@ -23,7 +23,13 @@ __all__ = ["KERNELS"]
 
 
 def dense(x, kernel, *bias, xp, activation, has_bias):
-    out = batch_mat_mul(x, kernel, xp=xp)
+    if x.ndim == 2 and x.dtype.kind == "f" and kernel.dtype is x.dtype:
+        # BatchMatMul's float32 product of two matrices is ``matmul``'s; ``dot`` makes the
+        # same BLAS call (the same bits) without the ufunc machinery, which costs as much as
+        # the product of one row by a small kernel (a one-row ``predict``).
+        out = xp.dot(x, kernel)
+    else:
+        out = batch_mat_mul(x, kernel, xp=xp)
     if has_bias:
         xp.add(out, bias[0], out=out)
     if activation == "relu":

@@ -5,6 +5,9 @@ order.
 Each TF.js op rounds its result to float32, and so does each step here (NumPy float32
 ufuncs with float32 scalar operands), so the results are bit-identical to the unfused ops;
 the steps write into the outputs and one scratch array instead of a new array per op.
+
+The arrays the update keeps between calls (its two scratch arrays, and the pooled flat
+outputs no tensor holds) are counted in the engine's live bytes (``engine.kernel_scratch``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sys
 import threading
 import weakref
 
+from ...engine import kernel_scratch
 from ...kernel_names import optimizers as ko
 
 __all__ = ["KERNELS", "clear_buffer_pool"]
@@ -98,6 +102,24 @@ def _free_outputs(xp, n: int) -> list:
             arrays.append(a)
         out.append(a)
     return out
+
+
+def _idle_bytes() -> int:
+    """Bytes of this thread's arrays that only the update holds (the scratch arrays, and
+    pooled outputs whose parts no buffer holds any more)."""
+    held = 0
+    found = getattr(_SCRATCH, "arrays", None)
+    if found is not None:
+        held += found[1].nbytes + found[2].nbytes
+    pool = getattr(_SCRATCH, "outputs", None)
+    if pool is not None:
+        for a in pool[1]:
+            if sys.getrefcount(a) == _FREE_REFS:
+                held += a.nbytes
+    return held
+
+
+kernel_scratch.register_source("adam", _idle_bytes)
 
 
 def _scratch(xp, n: int):
@@ -221,4 +243,4 @@ def _adam_rest(value, m, v, g_scaled, g_squared, c, xp, outs=(None, None, None))
     return [new_m, new_v, new_value]
 
 
-KERNELS = {ko.ADAM_UPDATE: adam_update}
+KERNELS = kernel_scratch.counted_kernels("adam", {ko.ADAM_UPDATE: adam_update})

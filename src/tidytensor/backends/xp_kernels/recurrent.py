@@ -33,6 +33,7 @@ import sys
 import threading
 from collections import OrderedDict
 
+from ...engine import kernel_scratch
 from ...kernel_names import recurrent as kr
 
 __all__ = ["KERNELS", "clear_buffer_pool"]
@@ -70,6 +71,17 @@ class _Pool:
         with self._lock:
             self._buckets.clear()
 
+    def idle_bytes(self) -> int:
+        """Bytes of the pooled arrays only the pool holds (counted in the engine's live
+        bytes, ``engine.kernel_scratch``; the others are tensors' buffers or in use)."""
+        held = 0
+        with self._lock:
+            for bucket in self._buckets.values():
+                for arr in bucket:
+                    if sys.getrefcount(arr) <= _FREE_REFS:
+                        held += arr.nbytes
+        return held
+
 
 def _free_refs() -> int:
     """References a pooled array has when nobody else holds it (list, loop name, argument)."""
@@ -81,6 +93,7 @@ def _free_refs() -> int:
 
 _FREE_REFS = _free_refs()
 _POOL = _Pool()
+kernel_scratch.register_source("recurrent", _POOL.idle_bytes)
 
 
 def clear_buffer_pool() -> None:
@@ -870,3 +883,4 @@ KERNELS = {
     kr.SIMPLE_RNN_SEQUENCE: simple_rnn_sequence,
     kr.SIMPLE_RNN_SEQUENCE_GRAD: simple_rnn_sequence_grad,
 }
+KERNELS = kernel_scratch.counted_kernels("recurrent", KERNELS)

@@ -1,31 +1,29 @@
 """The short way through a compiled model's ``predict`` and ``predict_on_batch`` (issue 15).
 
 A compiled ``predict`` of one batch is a two-kernel replay for a small model; the argument
-checks, the ``tidy`` and the signature of the ``tf.function`` call around it cost several
-times the kernels. Once a call with one input tensor has gone the whole way (checked, traced
-or replayed, its outputs fresh buffers), ``PredictShortcut`` remembers its replay under a
-cheap key: the input's shape and dtype, the batch size, and the engine's kernel table and
-fusion switch (what the function's own signature holds besides). A later call with that key
-replays directly.
+checks and batching around the ``tf.function`` call cost several times the kernels. Once a
+call with one input tensor has gone the whole way (checked, traced or replayed, its outputs
+fresh buffers), ``PredictShortcut`` remembers that an input of this shape and dtype passed the
+checks (``check_input_data`` depends on nothing else) with this batch size, and a later call
+with that key goes straight to the predict function's own quick route (``Function.replayed_by``
+with the ``quick_entry`` it holds: the replay the function remembers under the input's shape
+and dtype and the engine's kernel table, which it marks forgotten when it drops it).
 
-Every check of the long way still holds: the model is not disposed, an input of this shape
-and dtype passed ``check_input_data`` (it depends on nothing else), the model still compiles
-its steps and the remembered replay is its current predict function's; and the function would
-replay (nothing watches kernels one by one, no ``run_functions_eagerly``, no atomic update).
-Anything else, or a replay that refuses or raises, takes the long way, which gives the same
-errors and the same outputs as before; a refused key is forgotten until the long way
-remembers it again. The replay itself counts every buffer and handle as the eager call leaves
-them (``Replay._commit_fresh``), and its outputs are new tensors in the caller's scope.
+Every check of the long way still holds: the model is not disposed, it still compiles its
+steps and the predict function is the one the key was remembered with; ``replayed_by``
+replays only where its own call would (nothing watches kernels one by one, no
+``run_functions_eagerly``, no atomic update). Anything else, or a replay that refuses or
+raises, takes the long way, which gives the same errors and the same outputs as before; a
+refused key is forgotten until the long way remembers it again. The replay counts every
+buffer and handle as the eager call leaves them, and its outputs are new tensors in the
+caller's scope.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...compiled.function import _signature, _watched
-from ...compiled.replay import Replay
 from ...engine import ENGINE
-from ...engine.atomic_update import active_update
 from ...tensor import Tensor
 
 __all__ = ["PredictShortcut"]
@@ -41,53 +39,47 @@ class PredictShortcut:
 
     def __init__(self, model: Any) -> None:
         self.model = model
-        self.known: dict[tuple, tuple[Any, Replay]] = {}
+        #: (shape, dtype, batch size) -> (predict function, its ``quick_entry`` for them)
+        self.known: dict[tuple, tuple[Any, list]] = {}
 
     def run(self, x: Tensor, batch_size: Any) -> Any:
         """The outputs of ``predict`` (``batch_size`` an int) or ``predict_on_batch``
         (``batch_size`` None) of ``x``, or None where the long way must run."""
-        engine = ENGINE
-        key = (x._shape, x.dtype, batch_size, id(engine._kernels), engine.fuse_kernels)
-        entry = self.known.get(key)
-        if entry is None:
+        key = (x._shape, x.dtype, batch_size)
+        found = self.known.get(key)
+        if found is None:
             return None
-        fn, replay = entry
+        fn, quick = found
         model = self.model
         if (
             model._ref_count == 0
             or model.run_eagerly
             or model.__dict__.get("compiled_steps", {}).get("predict") is not fn
-            or (engine._slow and _watched(engine))
-            or engine.run_functions_eagerly
-            or engine.state.profiling
-            or fn._busy
-            or active_update()
+            or ENGINE.state.profiling
         ):
             return None
-        try:
-            handles = replay([x])
-        except Exception:
+        outs = fn.replayed_by(quick, ([x],))
+        if outs is None:
             del self.known[key]  # the long way refuses, retraces or raises as it should
             return None
-        return handles[0] if len(handles) == 1 else handles
+        return outs[0] if len(outs) == 1 else outs
 
     def remember(self, x: Any, batch_size: Any, outs: Any) -> None:
         """After the long way ran ``predict``/``predict_on_batch`` on the tensor ``x`` alone:
-        keeps its replay if it was one replay whose outputs are ``outs``' fresh buffers."""
+        remembers the key if the predict function replays it with fresh output buffers."""
         model = self.model
         fn = model.__dict__.get("compiled_steps", {}).get("predict")
         if fn is None or type(x) is not Tensor or model.run_eagerly:
             return
         if batch_size is not None and x._shape[0] > batch_size:
             return  # more than one batch: slices and a concat
-        replay = fn._cache._entries.get(_signature(([x],), {}, []))
-        if not isinstance(replay, Replay) or replay.fresh is None:
+        quick = fn.quick_entry(([x],))
+        replay = None if quick is None else quick[1]
+        if replay is None or replay.fresh is None:
             return
         n = len(outs) if isinstance(outs, list) else 1
         if n != len(replay.fresh):
             return
         if len(self.known) >= MAX_KEYS:
             self.known.clear()
-        engine = ENGINE
-        key = (x._shape, x.dtype, batch_size, id(engine._kernels), engine.fuse_kernels)
-        self.known[key] = (fn, replay)
+        self.known[(x._shape, x.dtype, batch_size)] = (fn, quick)

@@ -1,0 +1,190 @@
+"""The buffer plan of a compiled training step (issue 15): a replayed MLP step holds no more
+memory than the op-by-op step (the engine's peak counter and tracemalloc), gives the same
+bits, is refused by the memory limit before it allocates anything, and leaks nothing over
+1,000 replays. The arrays kernels keep between calls (Adam's flat update, the recurrent
+kernels' pool) are counted in the engine's live bytes."""
+
+from __future__ import annotations
+
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import tidytensor as tf
+import tidytensor.layers as L
+from tidytensor.backends.xp_kernels import optimizers as adam_kernels
+from tidytensor.backends.xp_kernels import recurrent as recurrent_kernels
+from tidytensor.engine import ENGINE, kernel_scratch
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(64, 784)).astype("float32")
+Y = np.eye(10, dtype="float32")[RNG.integers(0, 10, 64)]
+
+
+@pytest.fixture(autouse=True)
+def _compiled_mode():
+    tf.config.run_functions_eagerly(False)
+    yield
+    tf.config.run_functions_eagerly(False)
+    tf.config.set_memory_limit(None)
+
+
+def mlp(run_eagerly=False):
+    model = L.models.sequential()
+    model.add(L.dense(units=128, input_shape=[784], activation="relu"))
+    model.add(L.dense(units=10, activation="softmax"))
+    weights = [
+        tf.tensor(np.random.default_rng(i).normal(0, 0.05, size=w.shape).astype("float32"))
+        for i, w in enumerate(model.weights)
+    ]
+    model.set_weights(weights)
+    tf.dispose(weights)
+    model.compile(
+        optimizer=tf.train.adam(0.001), loss="categoricalCrossentropy", run_eagerly=run_eagerly
+    )
+    return model
+
+
+def bits(model):
+    return [w.read().data_sync().tobytes() for w in model.weights]
+
+
+def _step_peaks(model, x, y, eager):
+    """(engine peak above the live bytes before, tracemalloc peak above its start) of one
+    ``train_on_batch``."""
+    tf.config.run_functions_eagerly(eager)
+    tf.config.reset_memory_stats()
+    before = tf.config.get_memory_info()["current"]
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        model.train_on_batch(x, y)
+        _, traced_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return tf.config.get_memory_info()["peak"] - before, traced_peak
+
+
+def test_a_replayed_mlp_step_peaks_no_higher_than_the_op_by_op_step(cleanup):
+    model = cleanup(mlp())
+    x, y = cleanup(tf.tensor(X)), cleanup(tf.tensor(Y))
+    for _ in range(3):  # traced, replayed; the pools hold what a step needs
+        model.train_on_batch(x, y)
+    engine_peaks, traced_peaks = [], []
+    for eager in (True, False, True, False):
+        engine_peak, traced_peak = _step_peaks(model, x, y, eager)
+        engine_peaks.append(engine_peak)
+        traced_peaks.append(traced_peak)
+    assert 0 < engine_peaks[1] <= engine_peaks[0] and engine_peaks[3] <= engine_peaks[2]
+    # tracemalloc sees NumPy's own allocations: the replay makes fewer temporaries.
+    assert traced_peaks[1] <= traced_peaks[0] and traced_peaks[3] <= traced_peaks[2]
+
+
+def test_replayed_steps_give_the_op_by_op_bits(cleanup):
+    models = {eager: cleanup(mlp(run_eagerly=eager)) for eager in (True, False)}
+    x, y = cleanup(tf.tensor(X)), cleanup(tf.tensor(Y))
+    for _ in range(5):
+        losses = {eager: model.train_on_batch(x, y) for eager, model in models.items()}
+        assert losses[True] == losses[False]
+    assert bits(models[True]) == bits(models[False])
+
+
+def test_the_memory_limit_refuses_a_replay_before_it_allocates(cleanup):
+    model = cleanup(mlp())
+    x, y = cleanup(tf.tensor(X)), cleanup(tf.tensor(Y))
+    for _ in range(3):
+        model.train_on_batch(x, y)
+    before = bits(model)
+    live = tf.config.get_memory_info()["current"]
+    counts = tf.memory()
+    tf.config.set_memory_limit(live + 1024)
+    tracemalloc.start()
+    try:
+        with pytest.raises(tf.ResourceExhaustedError, match="past the limit"):
+            model.train_on_batch(x, y)
+        _, traced_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        tf.config.set_memory_limit(None)
+    # Nothing the size of a step's activations ([64, 128] float32 is 32 kB) was allocated.
+    assert traced_peak < 32 * 1024
+    assert bits(model) == before
+    after = tf.memory()
+    assert (after.num_tensors, after.num_bytes) == (counts.num_tensors, counts.num_bytes)
+
+
+def test_a_thousand_replayed_model_steps_leak_nothing(cleanup):
+    model = cleanup(mlp())
+    x, y = cleanup(tf.tensor(X[:8])), cleanup(tf.tensor(Y[:8]))
+    for _ in range(3):
+        model.train_on_batch(x, y)
+    before = tf.memory()
+    live = tf.config.get_memory_info()["current"]
+    for _ in range(1000):
+        model.train_on_batch(x, y)
+    after = tf.memory()
+    assert (after.num_tensors, after.num_bytes, after.num_data_buffers) == (
+        before.num_tensors,
+        before.num_bytes,
+        before.num_data_buffers,
+    )
+    assert tf.config.get_memory_info()["current"] == live
+    assert ENGINE.backend.num_data_ids() == before.num_data_buffers
+
+
+# ------------------------------------------------------------------ the kernels' own arrays
+def _idle(arrays, free_refs):
+    return sum(a.nbytes for a in arrays if sys.getrefcount(a) <= free_refs)
+
+
+def _adam_pool_bytes():
+    """Bytes of the arrays Adam's flat update keeps that no tensor holds (read here from its
+    pool, independently of kernel_scratch)."""
+    scratch = adam_kernels._SCRATCH
+    held = sum(a.nbytes for a in scratch.arrays[1:]) if hasattr(scratch, "arrays") else 0
+    pooled = list(scratch.outputs[1]) if hasattr(scratch, "outputs") else []
+    # The list and this frame's name (each +1), and getrefcount's argument.
+    return held + sum(a.nbytes for a in pooled if sys.getrefcount(a) <= 4)
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_adam_keeps_scratch_that_the_live_bytes_and_the_limit_count(cleanup, eager):
+    tf.config.run_functions_eagerly(eager)
+    model = cleanup(mlp(run_eagerly=eager))
+    x, y = cleanup(tf.tensor(X[:8])), cleanup(tf.tensor(Y[:8]))
+    weights = sum(w.read().size for w in model.weights) * 4
+    for _ in range(3):
+        model.train_on_batch(x, y)
+    kept = _adam_pool_bytes()
+    assert kept >= 2 * weights  # at least the update's two scratch arrays
+    current = tf.config.get_memory_info()["current"]
+    assert current == ENGINE.state.buffer_bytes
+    assert kernel_scratch.scratch_bytes() >= kept
+    # The tensors' own buffers: weights, Adam's two moments, its two scalars, x and y.
+    tensors = 3 * weights + 2 * 4 + x.size * 4 + y.size * 4
+    assert current >= tensors + kept
+    # A limit the tensors alone fit under, but not with the arrays Adam keeps, refuses a step.
+    tf.config.set_memory_limit(tensors + 64 * 1024)
+    with pytest.raises(tf.ResourceExhaustedError):
+        model.train_on_batch(x, y)
+
+
+def test_the_recurrent_kernels_pool_is_counted_and_freed_with_the_backend(cleanup):
+    model = L.models.sequential()
+    model.add(L.lstm(units=16, input_shape=[10, 8]))
+    model.add(L.dense(units=3))
+    model.compile(optimizer="adam", loss="meanSquaredError")
+    cleanup(model)
+    x = cleanup(tf.tensor(RNG.normal(size=(4, 10, 8)).astype("float32")))
+    y = cleanup(tf.tensor(RNG.normal(size=(4, 3)).astype("float32")))
+    model.train_on_batch(x, y)
+    model.train_on_batch(x, y)
+    pooled = [a for bucket in recurrent_kernels._POOL._buckets.values() for a in bucket]
+    idle = _idle(pooled, recurrent_kernels._FREE_REFS + 1)  # + this list
+    del pooled
+    assert idle > 0
+    before = tf.config.get_memory_info()["current"]  # synced: the idle pool included
+    recurrent_kernels.clear_buffer_pool()
+    assert tf.config.get_memory_info()["current"] == before - idle

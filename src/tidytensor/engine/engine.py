@@ -28,6 +28,7 @@ from .. import tensor as _tensor_module
 from ..dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
 from ..errors import ArgumentTypeError, TidyTensorError
 from ..tensor import Tensor, Variable, disposed_error
+from . import kernel_scratch
 from .backend_registry import BackendRegistry
 from .devices import DeviceRegistry
 from .kernel_errors import KernelErrors
@@ -530,3 +531,4 @@ _handles.bind(
 )
 ENGINE = Engine()
 _tensor_module._engine = ENGINE
+kernel_scratch.bind(lambda: ENGINE.state)

@@ -20,10 +20,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["counted_kernels", "register_source", "scratch_bytes", "sync", "sync_all"]
+__all__ = ["bind", "counted_kernels", "register_source", "scratch_bytes", "sync", "sync_all"]
 
 _SOURCES: dict[str, Callable[[], int]] = {}
-_ENGINE: list[Any] = []  # the engine, imported on first use (this module loads before it)
+#: How to find the engine's current state: set by ``bind`` when the engine is made (this
+#: module sits below the engine and imports none of it).
+_STATE_OF: list[Callable[[], Any]] = []
 _COUNTED = threading.local()  # .state: the state counted into; .bytes: source -> bytes counted
 
 
@@ -54,12 +56,13 @@ def sync(name: str, state: Any = None) -> None:
     counted[name] = held
 
 
-def _engine_state() -> Any:
-    if not _ENGINE:
-        from . import ENGINE
+def bind(state_of: Callable[[], Any]) -> None:
+    """``state_of()``: the engine's current state (what ``sync`` counts into by default)."""
+    _STATE_OF[:] = [state_of]
 
-        _ENGINE.append(ENGINE)
-    return _ENGINE[0].state
+
+def _engine_state() -> Any:
+    return _STATE_OF[0]()
 
 
 def sync_all(state: Any = None) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "ScopeBase",
     "bind",
     "dispatch",
+    "dispose_scope",
     "dispose_tensor",
     "fast_op",
     "live_handles",
@@ -72,6 +73,7 @@ SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
 bind = _core.bind
 dispatch = _core.dispatch
+dispose_scope = _core.dispose_scope
 dispose_tensor = _core.dispose_tensor
 fast_op = _core.fast_op
 live_handles = _core.live_handles

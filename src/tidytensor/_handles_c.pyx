@@ -68,6 +68,16 @@ cdef class HandleBase:
     cdef void *_next
     cdef bint _linked
 
+    def __del__(self):
+        # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it
+        # silently); kept tensors are never reported (``Variable`` overrides this).
+        if not self._disposed and not self.kept and _leak_hook is not None:
+            try:
+                if not _finalizing():
+                    _leak_hook(self)
+            except Exception:  # never raise from a finalizer (interpreter exit)
+                pass
+
     def __dealloc__(self):
         _unlink(self)
 
@@ -186,16 +196,18 @@ cdef object _string = None
 cdef object _float32 = None
 cdef object _watch_cls = None
 cdef object _tidy_error = None
+cdef object _leak_hook = None
+cdef object _finalizing = None
 
 
 def bind(*, tensor_cls, ids, scope_var, current_context, caller_site, logical_bytes,
-         complex64, string, float32, watch_cls, tidy_error):
+         complex64, string, float32, watch_cls, tidy_error, leak_hook, finalizing):
     """Hands in what the per-op path needs from the layers above (called once by the
     engine): the Tensor class, the id counter, the scope context variable, ``sites.py``'s
-    ``caller_site``, the canonical dtype strings, ``KernelWatch`` and
-    ``TidyTensorError``."""
+    ``caller_site``, the canonical dtype strings, ``KernelWatch``, ``TidyTensorError``, what
+    records a leaked handle (``leak_hook(t)``) and ``sys.is_finalizing``."""
     global _tensor_cls, _ids, _scope_var, _current_context, _caller_site_py, _logical_bytes
-    global _complex64, _string, _float32, _watch_cls, _tidy_error
+    global _complex64, _string, _float32, _watch_cls, _tidy_error, _leak_hook, _finalizing
     _tensor_cls = tensor_cls
     _ids = ids
     _scope_var = scope_var
@@ -207,6 +219,8 @@ def bind(*, tensor_cls, ids, scope_var, current_context, caller_site, logical_by
     _float32 = float32
     _watch_cls = watch_cls
     _tidy_error = tidy_error
+    _leak_hook = leak_hook
+    _finalizing = finalizing
 
 
 cdef inline HandleBase _new_handle(cls, data_id, shape, dtype, scope_id, site):
@@ -329,24 +343,33 @@ def make_tensor(EngineBase engine, data_id, shape, dtype, backend=None, ctx=None
     return _make(engine, data_id, shape, dtype, _context() if ctx is None else ctx, site)
 
 
-def dispose_tensor(EngineBase engine, t, site=None):
-    """Drops one handle (or a leaked handle's record): counters down, buffer refcount down,
-    buffer freed at zero (``Engine.dispose_tensor``)."""
+cdef _dispose(EngineBase engine, t, site):
+    """``dispose_tensor``: typed field access for the core's handles and records."""
     cdef CoreState state
-    cdef Py_ssize_t live
-    t._disposed = True
-    t._dispose_site = site
-    data_id = t.data_id
-    backend = data_id.backend
-    if data_id.refs <= 0 or not backend.alive:  # buffer already gone (engine reset)
+    cdef Py_ssize_t live, nbytes
+    cdef HandleBase h
+    cdef RecordBase rec
+    if isinstance(t, HandleBase):
+        h = <HandleBase>t
+        h._disposed = True
+        h._dispose_site = site
+        data_id, dtype = h.data_id, h.dtype
+    else:  # a leaked handle's record (``LeakedTensor``)
+        t._disposed = True
+        t._dispose_site = site
+        data_id, dtype = t.data_id, t.dtype
+    if isinstance(data_id, RecordBase):
+        rec = <RecordBase>data_id
+        refs, backend, nbytes, rdtype = rec.refs, rec.backend, rec.nbytes, rec.dtype
+    else:  # another backend's record class
+        refs, backend, nbytes, rdtype = data_id.refs, data_id.backend, data_id.nbytes, data_id.dtype
+    if refs <= 0 or not backend.alive:  # buffer already gone (engine reset)
         return
     state = engine.state
     state.num_tensors -= 1
-    dtype = t.dtype
     if dtype is not _complex64 and dtype != _complex64:
-        rdtype = data_id.dtype
         if dtype is rdtype or dtype == rdtype:
-            state.num_bytes -= data_id.nbytes
+            state.num_bytes -= nbytes
         else:
             state.num_bytes -= _logical_bytes(t._shape, dtype)
         if dtype is _string or dtype == _string:
@@ -356,9 +379,46 @@ def dispose_tensor(EngineBase engine, t, site=None):
         live = state.buffer_bytes
         if live > state.peak_bytes:
             state.peak_bytes = live
-        state.buffer_bytes = live - data_id.nbytes
+        state.buffer_bytes = live - nbytes
         if (<object>state).alert_fired and state.buffer_bytes < engine.alert_level:
             engine._rearm_alert()
+
+
+def dispose_tensor(EngineBase engine, t, site=None):
+    """Drops one handle (or a leaked handle's record): counters down, buffer refcount down,
+    buffer freed at zero (``Engine.dispose_tensor``)."""
+    _dispose(engine, t, site)
+
+
+def dispose_scope(EngineBase engine, ScopeBase scope, list returned):
+    """Disposes every handle ``scope`` tracked except those in ``returned`` (by identity),
+    kept ones and disposed ones, each noted as disposed by the scope's end
+    (``Engine.end_scope``)."""
+    cdef HandleBase h
+    cdef Py_ssize_t n = len(returned)
+    keep_ids = {id(r) for r in returned} if n > 4 else None
+    note = None
+    for t in scope.track:
+        h = <HandleBase?>t
+        if h.kept or h._disposed:
+            continue
+        if n:
+            if keep_ids is not None:
+                if id(t) in keep_ids:
+                    continue
+            elif _is_in(t, returned, n):
+                continue
+        if note is None:
+            note = engine._scope_end_note(scope)
+        _dispose(engine, h, note)
+
+
+cdef inline bint _is_in(t, list items, Py_ssize_t n):
+    cdef Py_ssize_t i
+    for i in range(n):
+        if items[i] is t:
+            return True
+    return False
 
 
 cdef object _wrap(EngineBase engine, out, backend, ContextBase ctx):

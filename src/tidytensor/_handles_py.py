@@ -16,6 +16,7 @@ from typing import Any
 KIND = "python"
 
 _new_object = object.__new__
+_leak_hook: Any = None
 _getframe = sys._getframe
 
 
@@ -40,6 +41,16 @@ class HandleBase:
         "_dispose_site",
         "__weakref__",
     )
+
+    def __del__(self) -> None:
+        # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it
+        # silently); kept tensors are never reported (``Variable`` overrides this).
+        if not self._disposed and not self.kept and _leak_hook is not None:
+            try:
+                if not _finalizing():
+                    _leak_hook(self)
+            except Exception:  # noqa: S110 - never raise from a finalizer (interpreter exit)
+                pass
 
 
 class RecordBase:
@@ -94,13 +105,15 @@ def bind(
     float32: str,
     watch_cls: type,
     tidy_error: type,
+    leak_hook: Any,
+    finalizing: Any,
 ) -> None:
     """Hands in what the per-op path needs from the layers above (called once by the
     engine): the Tensor class, the id counter, the scope context variable, ``sites.py``'s
-    ``caller_site``, the canonical dtype strings, ``KernelWatch`` and
-    ``TidyTensorError``."""
+    ``caller_site``, the canonical dtype strings, ``KernelWatch``, ``TidyTensorError``, what
+    records a leaked handle (``leak_hook(t)``) and ``sys.is_finalizing``."""
     global _tensor_cls, _ids, _get_context, _current_context, _caller_site, _logical_bytes
-    global _complex64, _string, _float32, _watch_cls, _tidy_error
+    global _complex64, _string, _float32, _watch_cls, _tidy_error, _leak_hook, _finalizing
     _tensor_cls = tensor_cls
     _ids = ids
     _get_context = scope_var.get
@@ -112,6 +125,8 @@ def bind(
     _float32 = float32
     _watch_cls = watch_cls
     _tidy_error = tidy_error
+    _leak_hook = leak_hook
+    _finalizing = finalizing
 
 
 def new_handle(
@@ -211,6 +226,19 @@ def dispose_tensor(engine: Any, t: Any, site: Any = None) -> None:
         state.buffer_bytes = live - data_id.nbytes
         if state.alert_fired and state.buffer_bytes < engine.alert_level:
             engine._rearm_alert()
+
+
+def dispose_scope(engine: Any, scope: Any, returned: list) -> None:
+    """Disposes every handle ``scope`` tracked except those in ``returned`` (by identity),
+    kept ones and disposed ones, each noted as disposed by the scope's end
+    (``Engine.end_scope``)."""
+    keep_ids = {id(t) for t in returned}
+    note = None
+    for t in scope.track:
+        if not t.kept and not t._disposed and id(t) not in keep_ids:
+            if note is None:
+                note = engine._scope_end_note(scope)
+            dispose_tensor(engine, t, note)
 
 
 def _wrap(engine: Any, out: Any, backend: Any) -> Any:

@@ -189,13 +189,7 @@ class Engine(
         if scope is None or not ctx.stack or ctx.stack[-1] is not scope:
             raise TidyTensorError("end_scope() called with no matching start_scope()")
         returned = tensors_in(result)
-        keep_ids = {id(t) for t in returned}
-        note = None
-        for t in scope.track:
-            if not t.kept and not t._disposed and id(t) not in keep_ids:
-                if note is None:
-                    note = self._scope_end_note(scope)
-                self.dispose_tensor(t, note)
+        _handles.dispose_scope(self, scope, returned)
         ctx.stack.pop()
         parent = scope.parent
         ctx.active = parent
@@ -440,6 +434,8 @@ _handles.bind(
     float32=FLOAT32,
     watch_cls=KernelWatch,
     tidy_error=TidyTensorError,
+    leak_hook=lambda t: ENGINE.record_leak(t),
+    finalizing=sys.is_finalizing,
 )
 ENGINE = Engine()
 _tensor_module._engine = ENGINE

@@ -17,6 +17,7 @@ from pathlib import Path
 
 __all__ = [
     "KIND",
+    "BackendBase",
     "ContextBase",
     "CoreState",
     "EngineBase",
@@ -26,6 +27,7 @@ __all__ = [
     "ScopeBase",
     "bind",
     "dispatch",
+    "dispose_record",
     "dispose_scope",
     "dispose_tensor",
     "fast_op",
@@ -64,6 +66,7 @@ else:
         )
 
 KIND: str = _core.KIND
+BackendBase = _core.BackendBase
 ContextBase = _core.ContextBase
 CoreState = _core.CoreState
 EngineBase = _core.EngineBase
@@ -73,6 +76,7 @@ SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
 bind = _core.bind
 dispatch = _core.dispatch
+dispose_record = _core.dispose_record
 dispose_scope = _core.dispose_scope
 dispose_tensor = _core.dispose_tensor
 fast_op = _core.fast_op

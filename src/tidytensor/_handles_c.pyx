@@ -134,6 +134,45 @@ cdef class ContextBase:
     cdef public object tape
 
 
+cdef class BackendBase:
+    """The fields of an array backend the per-op path reads and writes
+    (``array_backend.ArrayBackend``): ``alive`` and ``_num_ids``, its count of buffers.
+    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``, which the core
+    then runs inline."""
+
+    cdef public bint alive
+    cdef public Py_ssize_t _num_ids
+    cdef readonly bint stock_dispose
+
+    def __cinit__(self, *args, **kwargs):
+        self.alive = True
+        self.stock_dispose = getattr(type(self), "dispose_data", None) is dispose_record
+
+
+cdef inline bint _free_record(BackendBase backend, RecordBase rec, bint force):
+    rec.refs -= 1
+    if force or rec.refs <= 0:
+        rec.refs = 0
+        rec.values = None
+        backend._num_ids -= 1
+        return True
+    return False
+
+
+def dispose_record(backend, data_id, bint force=False):
+    """``ArrayBackend.dispose_data``: drops one reference to a buffer; frees it (and returns
+    True) at zero, or at once with ``force``."""
+    if isinstance(backend, BackendBase) and isinstance(data_id, RecordBase):
+        return _free_record(<BackendBase>backend, <RecordBase>data_id, force)
+    data_id.refs -= 1
+    if force or data_id.refs <= 0:
+        data_id.refs = 0
+        data_id.values = None
+        backend._num_ids -= 1
+        return True
+    return False
+
+
 cdef class EngineBase:
     """The engine's fields the per-op path reads (``engine.Engine`` adds the rest)."""
 
@@ -348,7 +387,7 @@ cdef _dispose(EngineBase engine, t, site):
     cdef CoreState state
     cdef Py_ssize_t live, nbytes
     cdef HandleBase h
-    cdef RecordBase rec
+    cdef RecordBase rec = None
     if isinstance(t, HandleBase):
         h = <HandleBase>t
         h._disposed = True
@@ -374,7 +413,11 @@ cdef _dispose(EngineBase engine, t, site):
             state.num_bytes -= _logical_bytes(t._shape, dtype)
         if dtype is _string or dtype == _string:
             state.num_string_tensors -= 1
-    if backend.dispose_data(data_id):
+    if rec is not None and isinstance(backend, BackendBase) and (<BackendBase>backend).stock_dispose:
+        freed = _free_record(<BackendBase>backend, rec, False)
+    else:
+        freed = backend.dispose_data(data_id)
+    if freed:
         state.num_data_buffers -= 1
         live = state.buffer_bytes
         if live > state.peak_bytes:
@@ -524,7 +567,10 @@ cdef class SameShapeKernel:
             if dtype is None or dtype is _string:
                 return self.write_one(out)
             rec = _new_record(self.record_cls, out, backend, out.nbytes, dtype, out.shape)
-        backend._num_ids += 1
+        if isinstance(backend, BackendBase):
+            (<BackendBase>backend)._num_ids += 1
+        else:
+            backend._num_ids += 1
         return rec
 
 

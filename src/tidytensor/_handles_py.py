@@ -86,6 +86,29 @@ class ContextBase:
     __slots__ = ("active", "stack", "site", "top", "gradient_depth", "kernel_depth", "tape")
 
 
+class BackendBase:
+    """The fields of an array backend the per-op path reads and writes
+    (``array_backend.ArrayBackend``): ``alive`` and ``_num_ids``, its count of buffers.
+    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``. Plain attributes
+    here (set by the backend)."""
+
+    @property
+    def stock_dispose(self) -> bool:
+        return getattr(type(self), "dispose_data", None) is dispose_record
+
+
+def dispose_record(backend: Any, data_id: Any, force: bool = False) -> bool:
+    """``ArrayBackend.dispose_data``: drops one reference to a buffer; frees it (and returns
+    True) at zero, or at once with ``force``."""
+    data_id.refs -= 1
+    if force or data_id.refs <= 0:
+        data_id.refs = 0
+        data_id.values = None
+        backend._num_ids -= 1
+        return True
+    return False
+
+
 class EngineBase:
     """The engine's fields the per-op path reads (``engine.Engine`` adds the rest):
     ``state``, ``_backend``, ``_kernels``, ``_same_shape_kernels``, ``_slow`` and

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from .._handles import RecordBase, SameShapeKernel
+from .._handles import BackendBase, RecordBase, SameShapeKernel, dispose_record
 from .._handles import new_record as _new_record
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
 from ..kernel_registry import KernelConfig, register_kernel
@@ -87,8 +87,9 @@ def _string_bytes(values: Any) -> int:
     return sum(len(s.encode("utf-8")) for s in values.reshape(-1))
 
 
-class ArrayBackend(Backend):
-    """Buffers are :class:`DataId` records holding an ``xp`` array."""
+class ArrayBackend(BackendBase, Backend):
+    """Buffers are :class:`DataId` records holding an ``xp`` array. ``alive`` and ``_num_ids``
+    (the count of buffers) are BackendBase's fields (``_handles.py``)."""
 
     name = "array"
     xp: Any = None
@@ -145,15 +146,10 @@ class ArrayBackend(Backend):
         v = rec.values if rec.shape is shape or rec.shape == shape else rec.values.reshape(shape)
         return v if rec.dtype is t.dtype else _relabel(v, t.dtype)
 
-    def dispose_data(self, data_id: DataId, force: bool = False) -> bool:
-        """Drops one reference; frees the buffer (and returns True) at zero."""
-        data_id.refs -= 1
-        if force or data_id.refs <= 0:
-            data_id.refs = 0
-            data_id.values = None
-            self._num_ids -= 1
-            return True
-        return False
+    #: Drops one reference to a buffer; frees it (and returns True) at zero, or at once with
+    #: ``force``: ``self.dispose_data(data_id, force=False)``. The per-op core's function,
+    #: which the core runs inline when it disposes a handle.
+    dispose_data = dispose_record
 
     def inc_ref(self, data_id: DataId) -> None:
         data_id.refs += 1

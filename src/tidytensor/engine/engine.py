@@ -2,10 +2,11 @@
 
 This reproduces TF.js's ``engine.ts`` semantics exactly (catalog §1): three counters
 (``num_tensors``, ``num_data_buffers``, ``num_bytes``), a scope stack with tidy/keep,
-one scope per op, and a kernel registry keyed by backend. The per-op path (``make_op``'s
-wrappers, ``run_kernel``, ``_dispatch`` — the one route of every kernel call — and
-``_make_tensor``) is plain Python kept as short as possible; what watches kernel calls
-(tape, profile, debug mode, leak detector) hooks into ``_dispatch`` through ``watch.py``.
+one scope per op, and a kernel registry keyed by backend. The per-op path (the fast ops
+``make_op`` returns, ``run_kernel``, ``_dispatch`` — the one route of every kernel call —,
+``_make_tensor``, disposal) is the per-op core's (``_handles.py``: compiled, or its Python
+reference); ``make_op``'s general wrapper is Python here. What watches kernel calls (tape,
+profile, debug mode, leak detector) hooks into ``_dispatch`` through ``watch.py``.
 
 The cold parts of ``Engine`` are mixed in from sibling modules: ``backend_registry``
 (backend registry, kernel table), ``memory`` (memory limit, ``tf.memory()``, leaked

@@ -6,7 +6,10 @@ PyTorch loops as run.py's ``scalar add``:
 * ``default``: creation sites captured, handles checked for leaks when collected.
 * ``sites off``: ``tf.engine().track_sites = False`` (``tf.set_site_tracking(False)``).
 * ``leak records off``: ``Tensor.__del__`` removed for the timed call, so collected handles
-  are not checked at all (not a user setting: it measures what the check costs).
+  are not checked at all (not a user setting: it measures what the check costs). Since the
+  per-op core (issue 16) checks handles in its own finalizer (``HandleBase.__del__``, C in
+  the compiled core), ``Tensor`` has no ``__del__`` to remove: this variant runs as
+  ``default`` does.
 * ``sites + leak records off``: both.
 
 two "leaky" variants, where every result is dropped outside any scope (a leak each op,

@@ -61,6 +61,14 @@ def test_fast_ops_are_the_cores_and_keep_their_names_and_docs():
         assert type(op).__name__ == ("FastOp" if COMPILED else "function")
 
 
+def test_fast_ops_pickle_by_name_and_show_their_signature():
+    import inspect
+    import pickle
+
+    assert pickle.loads(pickle.dumps(tf.add)) is tf.add
+    assert list(inspect.signature(tf.div).parameters) == ["a", "b"]
+
+
 def test_a_fast_op_outside_any_scope_makes_one_handle_of_no_scope(bare, unwatched):
     a, b = tf.scalar(1.5), tf.scalar(2.25)
     before = _counts()

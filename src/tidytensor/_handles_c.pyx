@@ -593,6 +593,10 @@ cdef class FastOp:
         self.kernel_name = kernel_name
         self.op_wrapper = op_wrapper
 
+    def __reduce__(self):
+        # Pickled by name, as a function is: ``module.qualname`` (functools.wraps sets both).
+        return self.__qualname__
+
     def __call__(self, *args, **kwargs):
         cdef EngineBase engine = self.engine
         cdef HandleBase a, b

@@ -6,13 +6,20 @@ PyTorch loops as run.py's ``scalar add``:
 * ``default``: creation sites captured, handles checked for leaks when collected.
 * ``sites off``: ``tf.engine().track_sites = False`` (``tf.set_site_tracking(False)``).
 * ``leak records off``: ``Tensor.__del__`` removed for the timed call, so collected handles
-  are not checked at all (not a user setting: it measures what the check costs).
+  are not checked at all (not a user setting: it measures what the check costs). Since the
+  per-op core (issue 16) checks handles in its own finalizer (``HandleBase.__del__``, C in
+  the compiled core), ``Tensor`` has no ``__del__`` to remove: this variant runs as
+  ``default`` does.
 * ``sites + leak records off``: both.
 
-and two "leaky" variants, where every result is dropped outside any scope (a leak each op,
+two "leaky" variants, where every result is dropped outside any scope (a leak each op,
 recorded with its site), with ``tf.engine().warn_leaks`` on (the default: a
 ``ResourceWarning`` is built and issued per leak, then ignored by Python's default filters)
 and off. Each leaky call ends with ``tf.dispose_leaked()``, inside the timed region.
+
+and ``grad of 100 chained adds``: ``tf.grad`` of ``x + c + c ...`` (100 adds of 0-d float32
+tensors), timed per add (the forward pass, its tape and the backward pass) against PyTorch
+autograd (``requires_grad``, ``backward``) on the same chain.
 
 Every variant restores the engine's settings after each timed call.
 
@@ -159,11 +166,70 @@ def _leaky(warn: bool, workload_cls: Any) -> Callable[[bool], Any]:
     return build
 
 
+#: Adds per chain in the gradient workload.
+CHAIN = 100
+
+
+def _grad_chain(workload_cls: Any) -> Callable[[bool], Any]:
+    def build(quick: bool) -> Any:
+        calls = 20 if quick else 200
+
+        def tidytensor_runner(tf: Any) -> Callable[[], None]:
+            x, c = tf.keep(tf.scalar(1.5)), tf.keep(tf.scalar(2.25))  # live for every run
+            add = tf.add
+
+            def chain(v: Any) -> Any:
+                for _ in range(CHAIN):
+                    v = add(v, c)
+                return v
+
+            grad = tf.grad(chain)
+
+            def body() -> None:
+                for _ in range(calls):
+                    grad(x)  # the tidy frees each gradient
+
+            def run() -> None:
+                tf.tidy(body)
+
+            return run
+
+        def torch_runner(torch: Any) -> Callable[[], None]:
+            x = torch.tensor(1.5, dtype=torch.float32, requires_grad=True)
+            c = torch.tensor(2.25, dtype=torch.float32)
+
+            def run() -> None:
+                for _ in range(calls):
+                    v = x
+                    for _ in range(CHAIN):
+                        v = v + c
+                    v.backward()
+                    x.grad = None
+
+            return run
+
+        return workload_cls(
+            name=f"grad of {CHAIN} chained adds x{calls}",
+            group="per-op overhead",
+            unit_name="add",
+            report_unit="us",
+            work_items=calls * CHAIN,
+            repeats=5 if quick else 9,
+            runners={"tidytensor": tidytensor_runner, "torch": torch_runner},
+            notes="tf.grad of 100 chained tf.add on 0-d float32, in one tf.tidy; torch: "
+            "requires_grad, backward()",
+        )
+
+    build.__name__ = "grad_chained_adds"
+    return build
+
+
 def memory_workloads(workload_cls: Any) -> list[Callable[[bool], Any]]:
     """The builders (``build(quick) -> Workload``) of these workloads, made with run.py's
     ``Workload`` class."""
     builders = [_tidied(label, settings, workload_cls) for label, settings in VARIANTS]
     builders += [_leaky(True, workload_cls), _leaky(False, workload_cls)]
+    builders.append(_grad_chain(workload_cls))
     return builders
 
 

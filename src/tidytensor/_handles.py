@@ -17,14 +17,25 @@ from pathlib import Path
 
 __all__ = [
     "KIND",
+    "BackendBase",
+    "ContextBase",
     "CoreState",
+    "EngineBase",
     "HandleBase",
     "RecordBase",
+    "SameShapeKernel",
+    "ScopeBase",
     "bind",
+    "dispatch",
+    "dispose_record",
+    "dispose_scope",
+    "dispose_tensor",
+    "fast_op",
     "live_handles",
     "make_tensor",
     "new_handle",
     "new_record",
+    "run_kernel",
 ]
 
 #: Why the compiled core is not running (None while it runs).
@@ -55,12 +66,22 @@ else:
         )
 
 KIND: str = _core.KIND
+BackendBase = _core.BackendBase
+ContextBase = _core.ContextBase
 CoreState = _core.CoreState
+EngineBase = _core.EngineBase
 HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase
+SameShapeKernel = _core.SameShapeKernel
+ScopeBase = _core.ScopeBase
 bind = _core.bind
+dispatch = _core.dispatch
+dispose_record = _core.dispose_record
+dispose_scope = _core.dispose_scope
 dispose_tensor = _core.dispose_tensor
+fast_op = _core.fast_op
 live_handles = _core.live_handles
 make_tensor = _core.make_tensor
 new_handle = _core.new_handle
 new_record = _core.new_record
+run_kernel = _core.run_kernel

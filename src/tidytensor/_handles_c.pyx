@@ -16,6 +16,22 @@ from cpython.contextvars cimport get_value
 cdef extern from "Python.h":
     bint PyObject_IS_GC(object)
     void PyObject_GC_UnTrack(void *)
+    ctypedef struct PyFrameObject
+    PyFrameObject *PyEval_GetFrame()  # borrowed; NULL when no Python frame runs
+
+# A frame's code and instruction offset, as Python's ``frame.f_code`` and ``frame.f_lasti``
+# (PyFrame_GetLasti is 3.11+).
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX < 0x030B0000
+    static int tt_frame_lasti(PyFrameObject *f) { return f->f_lasti < 0 ? -1 : f->f_lasti * 2; }
+    #else
+    #define tt_frame_lasti(f) PyFrame_GetLasti(f)
+    #endif
+    #define tt_frame_code(f) ((PyObject *)PyFrame_GetCode(f))
+    """
+    int tt_frame_lasti(PyFrameObject *)
+    object tt_frame_code(PyFrameObject *)  # a new reference
 
 # CPython gives every instance of a class made by a ``class`` statement a GC header (its
 # instances could reach their own class): ``tensor.Tensor`` and ``array_backend.DataId`` are
@@ -52,6 +68,16 @@ cdef class HandleBase:
     cdef void *_next
     cdef bint _linked
 
+    def __del__(self):
+        # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it
+        # silently); kept tensors are never reported (``Variable`` overrides this).
+        if not self._disposed and not self.kept and _leak_hook is not None:
+            try:
+                if not _finalizing():
+                    _leak_hook(self)
+            except Exception:  # never raise from a finalizer (interpreter exit)
+                pass
+
     def __dealloc__(self):
         _unlink(self)
 
@@ -82,6 +108,80 @@ cdef class CoreState:
     #: A number (the memory limit, an alert's level, infinity) or any object comparable
     #: with an int (the failure-injection tests' counter).
     cdef public object check_bytes
+
+
+@cython.auto_pickle(False)
+cdef class ScopeBase:
+    """The fields of a tidy scope (``state.Scope``): its ``track`` list of handles, ``name``,
+    ``id`` and ``parent`` scope."""
+
+    cdef public list track
+    cdef public object name
+    cdef public object id
+    cdef public ScopeBase parent
+
+
+@cython.auto_pickle(False)
+cdef class ContextBase:
+    """The fields of one thread's (or asyncio task's) scope stack (``state.ScopeContext``)."""
+
+    cdef public ScopeBase active
+    cdef public list stack
+    cdef public object site
+    cdef public ScopeBase top
+    cdef public int gradient_depth
+    cdef public int kernel_depth
+    cdef public object tape
+
+
+cdef class BackendBase:
+    """The fields of an array backend the per-op path reads and writes
+    (``array_backend.ArrayBackend``): ``alive`` and ``_num_ids``, its count of buffers.
+    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``, which the core
+    then runs inline."""
+
+    cdef public bint alive
+    cdef public Py_ssize_t _num_ids
+    cdef readonly bint stock_dispose
+
+    def __cinit__(self, *args, **kwargs):
+        self.alive = True
+        self.stock_dispose = getattr(type(self), "dispose_data", None) is dispose_record
+
+
+cdef inline bint _free_record(BackendBase backend, RecordBase rec, bint force):
+    rec.refs -= 1
+    if force or rec.refs <= 0:
+        rec.refs = 0
+        rec.values = None
+        backend._num_ids -= 1
+        return True
+    return False
+
+
+def dispose_record(backend, data_id, bint force=False):
+    """``ArrayBackend.dispose_data``: drops one reference to a buffer; frees it (and returns
+    True) at zero, or at once with ``force``."""
+    if isinstance(backend, BackendBase) and isinstance(data_id, RecordBase):
+        return _free_record(<BackendBase>backend, <RecordBase>data_id, force)
+    data_id.refs -= 1
+    if force or data_id.refs <= 0:
+        data_id.refs = 0
+        data_id.values = None
+        backend._num_ids -= 1
+        return True
+    return False
+
+
+cdef class EngineBase:
+    """The engine's fields the per-op path reads (``engine.Engine`` adds the rest)."""
+
+    cdef public CoreState state
+    cdef public object _backend
+    cdef public dict _kernels
+    cdef public dict _same_shape_kernels
+    cdef public bint _slow
+    cdef public bint track_sites
 
 
 # The live-handle list's head; its links are borrowed pointers (see HandleBase).
@@ -128,24 +228,38 @@ cdef object _tensor_cls = None
 cdef object _ids = None
 cdef object _scope_var = None
 cdef object _current_context = None
-cdef object _user_site = None
+cdef object _caller_site_py = None
 cdef object _logical_bytes = None
 cdef object _complex64 = None
 cdef object _string = None
+cdef object _float32 = None
+cdef object _watch_cls = None
+cdef object _tidy_error = None
+cdef object _leak_hook = None
+cdef object _finalizing = None
 
 
-def bind(tensor_cls, ids, scope_var, current_context, user_site, logical_bytes, complex64, string):
-    """Hands in what ``make_tensor`` needs from the layers above (called once by the engine)."""
-    global _tensor_cls, _ids, _scope_var, _current_context, _user_site, _logical_bytes
-    global _complex64, _string
+def bind(*, tensor_cls, ids, scope_var, current_context, caller_site, logical_bytes,
+         complex64, string, float32, watch_cls, tidy_error, leak_hook, finalizing):
+    """Hands in what the per-op path needs from the layers above (called once by the
+    engine): the Tensor class, the id counter, the scope context variable, ``sites.py``'s
+    ``caller_site``, the canonical dtype strings, ``KernelWatch``, ``TidyTensorError``, what
+    records a leaked handle (``leak_hook(t)``) and ``sys.is_finalizing``."""
+    global _tensor_cls, _ids, _scope_var, _current_context, _caller_site_py, _logical_bytes
+    global _complex64, _string, _float32, _watch_cls, _tidy_error, _leak_hook, _finalizing
     _tensor_cls = tensor_cls
     _ids = ids
     _scope_var = scope_var
     _current_context = current_context
-    _user_site = user_site
+    _caller_site_py = caller_site
     _logical_bytes = logical_bytes
     _complex64 = complex64
     _string = string
+    _float32 = float32
+    _watch_cls = watch_cls
+    _tidy_error = tidy_error
+    _leak_hook = leak_hook
+    _finalizing = finalizing
 
 
 cdef inline HandleBase _new_handle(cls, data_id, shape, dtype, scope_id, site):
@@ -168,29 +282,63 @@ def new_handle(cls, data_id, shape, dtype, scope_id, site):
     return t
 
 
-def new_record(cls, values, backend, Py_ssize_t nbytes, dtype):
-    """A buffer record of class ``cls`` holding ``values`` with one handle."""
+cdef inline RecordBase _new_record(cls, values, backend, Py_ssize_t nbytes, dtype, shape):
     cdef RecordBase rec = RecordBase.__new__(cls)
     rec.values = values
     rec.refs = 1
     rec.backend = backend
     rec.nbytes = nbytes
-    rec.shape = values.shape
+    rec.shape = shape
     rec.dtype = dtype
     _untrack(rec)
     return rec
 
 
-def make_tensor(engine, data_id, shape, dtype, backend=None, ctx=None, site=None):
-    """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``); the handle
-    joins the active scope's track list. ``ctx`` and ``site``, when the caller has them, are
-    the calling thread's scope context and the user's creation site."""
+def new_record(cls, values, backend, Py_ssize_t nbytes, dtype):
+    """A buffer record of class ``cls`` holding ``values`` with one handle."""
+    return _new_record(cls, values, backend, nbytes, dtype, values.shape)
+
+
+cdef inline ContextBase _context():
+    """The calling thread's (or task's) scope stack, made on first use."""
+    ctx = get_value(_scope_var, None)
+    if ctx is None:
+        ctx = _current_context()
+    return <ContextBase?>ctx
+
+
+# The last user line an op was called from, as (code, offset) -> its canonical site: in a
+# loop every op of one line finds its site without a dict lookup. Holds the code object.
+cdef object _last_code = None
+cdef int _last_lasti = -1
+cdef object _last_site = None
+
+
+cdef object _caller_site():
+    """The creation site of an op called from the running Python frame (``sites.caller_site``
+    of that frame, remembered for the last user line)."""
+    global _last_code, _last_lasti, _last_site
+    cdef PyFrameObject *frame = PyEval_GetFrame()
+    if frame == NULL:  # called from C with no Python frame
+        return None
+    code = tt_frame_code(frame)
+    cdef int lasti = tt_frame_lasti(frame)
+    if code is _last_code and lasti == _last_lasti:
+        return _last_site
+    site = _caller_site_py(<object>frame)
+    if site is not None and (<tuple>site)[0] is code:
+        _last_code, _last_lasti, _last_site = code, lasti, site
+    return site
+
+
+cdef object _make(EngineBase engine, data_id, shape, dtype, ContextBase ctx, site):
+    """``make_tensor`` with the caller's scope context (``ctx``, never None)."""
     cdef CoreState state = engine.state
     cdef HandleBase t
     cdef RecordBase rec
     cdef Py_ssize_t nbytes
     cdef bint fresh
-    if type(data_id).__base__ is RecordBase:
+    if isinstance(data_id, RecordBase):
         rec = <RecordBase>data_id
         fresh = rec.refs == 1
         nbytes = rec.nbytes
@@ -213,15 +361,11 @@ def make_tensor(engine, data_id, shape, dtype, backend=None, ctx=None, site=None
             state.num_bytes += _logical_bytes(shape, dtype)
         if dtype is _string or dtype == _string:
             state.num_string_tensors += 1
-    if ctx is None:
-        ctx = get_value(_scope_var, None)
-        if ctx is None:
-            ctx = _current_context()
     if site is None and engine.track_sites:
         site = ctx.site
         if site is None:
-            site = _user_site(1)  # no frame of ours: 1 is our caller
-    scope = ctx.active
+            site = _caller_site()
+    cdef ScopeBase scope = ctx.active
     if scope is None:
         t = _new_handle(_tensor_cls, data_id, shape, dtype, None, site)
     else:
@@ -231,33 +375,288 @@ def make_tensor(engine, data_id, shape, dtype, backend=None, ctx=None, site=None
     return t
 
 
-def dispose_tensor(engine, t, site=None):
-    """Drops one handle (or a leaked handle's record): counters down, buffer refcount down,
-    buffer freed at zero (``Engine.dispose_tensor``)."""
+def make_tensor(EngineBase engine, data_id, shape, dtype, backend=None, ctx=None, site=None):
+    """Wraps a buffer in a new handle and counts it (TF.js's ``trackTensor``); the handle
+    joins the active scope's track list. ``ctx`` and ``site``, when the caller has them, are
+    the calling thread's scope context and the user's creation site."""
+    return _make(engine, data_id, shape, dtype, _context() if ctx is None else ctx, site)
+
+
+cdef _dispose(EngineBase engine, t, site):
+    """``dispose_tensor``: typed field access for the core's handles and records."""
     cdef CoreState state
-    cdef Py_ssize_t live
-    t._disposed = True
-    t._dispose_site = site
-    data_id = t.data_id
-    backend = data_id.backend
-    if data_id.refs <= 0 or not backend.alive:  # buffer already gone (engine reset)
+    cdef Py_ssize_t live, nbytes
+    cdef HandleBase h
+    cdef RecordBase rec = None
+    if isinstance(t, HandleBase):
+        h = <HandleBase>t
+        h._disposed = True
+        h._dispose_site = site
+        data_id, dtype = h.data_id, h.dtype
+    else:  # a leaked handle's record (``LeakedTensor``)
+        t._disposed = True
+        t._dispose_site = site
+        data_id, dtype = t.data_id, t.dtype
+    if isinstance(data_id, RecordBase):
+        rec = <RecordBase>data_id
+        refs, backend, nbytes, rdtype = rec.refs, rec.backend, rec.nbytes, rec.dtype
+    else:  # another backend's record class
+        refs, backend, nbytes, rdtype = data_id.refs, data_id.backend, data_id.nbytes, data_id.dtype
+    if refs <= 0 or not backend.alive:  # buffer already gone (engine reset)
         return
     state = engine.state
     state.num_tensors -= 1
-    dtype = t.dtype
     if dtype is not _complex64 and dtype != _complex64:
-        rdtype = data_id.dtype
         if dtype is rdtype or dtype == rdtype:
-            state.num_bytes -= data_id.nbytes
+            state.num_bytes -= nbytes
         else:
             state.num_bytes -= _logical_bytes(t._shape, dtype)
         if dtype is _string or dtype == _string:
             state.num_string_tensors -= 1
-    if backend.dispose_data(data_id):
+    if rec is not None and isinstance(backend, BackendBase) and (<BackendBase>backend).stock_dispose:
+        freed = _free_record(<BackendBase>backend, rec, False)
+    else:
+        freed = backend.dispose_data(data_id)
+    if freed:
         state.num_data_buffers -= 1
         live = state.buffer_bytes
         if live > state.peak_bytes:
             state.peak_bytes = live
-        state.buffer_bytes = live - data_id.nbytes
+        state.buffer_bytes = live - nbytes
         if (<object>state).alert_fired and state.buffer_bytes < engine.alert_level:
             engine._rearm_alert()
+
+
+def dispose_tensor(EngineBase engine, t, site=None):
+    """Drops one handle (or a leaked handle's record): counters down, buffer refcount down,
+    buffer freed at zero (``Engine.dispose_tensor``)."""
+    _dispose(engine, t, site)
+
+
+def dispose_scope(EngineBase engine, ScopeBase scope, list returned):
+    """Disposes every handle ``scope`` tracked except those in ``returned`` (by identity),
+    kept ones and disposed ones, each noted as disposed by the scope's end
+    (``Engine.end_scope``)."""
+    cdef HandleBase h
+    cdef Py_ssize_t n = len(returned)
+    keep_ids = {id(r) for r in returned} if n > 4 else None
+    note = None
+    for t in scope.track:
+        h = <HandleBase?>t
+        if h.kept or h._disposed:
+            continue
+        if n:
+            if keep_ids is not None:
+                if id(t) in keep_ids:
+                    continue
+            elif _is_in(t, returned, n):
+                continue
+        if note is None:
+            note = engine._scope_end_note(scope)
+        _dispose(engine, h, note)
+
+
+cdef inline bint _is_in(t, list items, Py_ssize_t n):
+    cdef Py_ssize_t i
+    for i in range(n):
+        if items[i] is t:
+            return True
+    return False
+
+
+cdef object _wrap(EngineBase engine, out, backend, ContextBase ctx):
+    """A kernel's output as handles: a fresh record, a ``(data_id, shape, dtype)`` view of an
+    existing buffer, or a list of those."""
+    if type(out) is tuple:
+        return _make(engine, out[0], out[1], out[2], ctx, None)
+    if type(out) is not list:
+        return _make(engine, out, out.shape, out.dtype, ctx, None)
+    return [
+        _make(engine, o[0], o[1], o[2], ctx, None)
+        if type(o) is tuple
+        else _make(engine, o, o.shape, o.dtype, ctx, None)
+        for o in out
+    ]
+
+
+def dispatch(EngineBase engine, kernel_name, inputs, attrs):
+    """The one route of every kernel call (``Engine._dispatch``, which documents it): the
+    active backend's kernel runs (rerun or wrapped in a ``KernelError`` when it fails), its
+    output records become handles, and while something watches kernels (``_slow``) a
+    ``KernelWatch`` runs the kernel and then hands the call to the watchers."""
+    kernel = engine._kernels.get(kernel_name)
+    if kernel is None:
+        kernel = engine._missing_kernel(kernel_name)
+    backend = engine._backend
+    watch = None
+    if engine._slow:
+        kernel = watch = _watch_cls(engine, kernel_name, kernel)
+    try:
+        out = kernel(inputs, attrs)
+    except _tidy_error:
+        raise
+    except Exception as exc:
+        out = engine._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
+    result = _wrap(engine, out, backend, _context())
+    if watch is not None:
+        watch.finish(inputs, result, attrs)
+    return result
+
+
+def run_kernel(EngineBase engine, kernel_name, tuple inputs, attrs=None):
+    """Runs one kernel on the active backend; returns a Tensor or a list of them
+    (``Engine.run_kernel``): inputs are checked live on the active backend first."""
+    backend = engine._backend
+    cdef HandleBase h
+    for t in inputs:
+        if isinstance(t, HandleBase):
+            h = <HandleBase>t
+            if not h._disposed and h.data_id.backend is backend:
+                continue
+        elif not t._disposed and t.data_id.backend is backend:
+            continue
+        engine._check_input(t, kernel_name, backend)
+    return engine._dispatch(kernel_name, inputs, attrs)
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class SameShapeKernel:
+    """A two-input kernel on two buffer records holding arrays of their tensors' own shape
+    and dtype (``XpKernel.bind_same_shape``): ``kernel(ra, rb)`` returns the output's new
+    record, or None if the kernel raised (the caller then takes the general path, which
+    reports or retries)."""
+
+    cdef object fn
+    cdef object xp
+    cdef object backend
+    cdef object record_cls
+    cdef dict storage_dtype
+    cdef dict scalar_types
+    cdef object write_one
+
+    def __init__(self, fn, xp, backend, record_cls, dict storage_dtype, dict scalar_types,
+                 write_one):
+        self.fn = fn
+        self.xp = xp
+        self.backend = backend
+        self.record_cls = record_cls
+        self.storage_dtype = storage_dtype
+        self.scalar_types = scalar_types
+        self.write_one = write_one
+
+    def __call__(self, ra, rb):
+        return self.run(<RecordBase?>ra, <RecordBase?>rb)
+
+    cdef object run(self, RecordBase ra, RecordBase rb):
+        try:
+            out = self.fn(ra.values, rb.values, xp=self.xp)
+        except Exception:
+            return None
+        # A NumPy scalar (what 0-d arithmetic gives): its dtype and size by its type.
+        scalar = self.scalar_types.get(type(out))
+        backend = self.backend
+        if scalar is not None:
+            rec = _new_record(self.record_cls, out, backend, (<tuple>scalar)[1],
+                              (<tuple>scalar)[0], ())
+        else:
+            try:
+                dtype = self.storage_dtype.get(out.dtype)
+            except Exception:
+                return None
+            if dtype is None or dtype is _string:
+                return self.write_one(out)
+            rec = _new_record(self.record_cls, out, backend, out.nbytes, dtype, out.shape)
+        if isinstance(backend, BackendBase):
+            (<BackendBase>backend)._num_ids += 1
+        else:
+            backend._num_ids += 1
+        return rec
+
+
+@cython.auto_pickle(False)
+cdef class FastOp:
+    """A public op whose calls with two live float32 tensors of one shape on the active
+    backend go straight to one binary kernel (``Engine.make_op``'s ``fast_kernel``); any
+    other call runs ``op_wrapper`` (the op's own checks). Unwatched, such a call is the
+    kernel's math and one new handle; watched (a tape, a profile...), it takes
+    ``Engine._dispatch``. The op's creation site is its caller's line."""
+
+    cdef EngineBase engine
+    cdef object kernel_name
+    cdef object op_wrapper
+    cdef dict __dict__  # functools.wraps' fields
+    cdef object __weakref__
+
+    def __init__(self, EngineBase engine, kernel_name, op_wrapper):
+        self.engine = engine
+        self.kernel_name = kernel_name
+        self.op_wrapper = op_wrapper
+
+    def __reduce__(self):
+        # Pickled by name, as a function is: ``module.qualname`` (functools.wraps sets both).
+        return self.__qualname__
+
+    def __call__(self, *args, **kwargs):
+        cdef EngineBase engine = self.engine
+        cdef HandleBase a, b
+        cdef RecordBase ra, rb
+        cdef bint ok = False
+        backend = engine._backend
+        if len(args) == 2 and not kwargs:
+            x, y = args
+            if type(x) is _tensor_cls and type(y) is _tensor_cls:
+                a, b = <HandleBase>x, <HandleBase>y
+                ok = (
+                    a.dtype is _float32
+                    and b.dtype is _float32
+                    and not a._disposed
+                    and not b._disposed
+                    and a.data_id.backend is backend
+                    and b.data_id.backend is backend
+                    and (a._shape is b._shape or a._shape == b._shape)
+                )
+        cdef ContextBase ctx = _context()
+        site = ctx.site
+        if site is None and engine.track_sites:
+            site = _caller_site()
+        if ok:
+            if not engine._slow:
+                # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
+                # and one new handle, nothing else.
+                fast = engine._same_shape_kernels.get(self.kernel_name)
+                if (
+                    fast is not None
+                    and isinstance(a.data_id, RecordBase)
+                    and isinstance(b.data_id, RecordBase)
+                ):
+                    ra, rb = <RecordBase>a.data_id, <RecordBase>b.data_id
+                    if (
+                        ra.shape is a._shape
+                        and rb.shape is b._shape
+                        and ra.dtype is _float32
+                        and rb.dtype is _float32
+                    ):
+                        if type(fast) is SameShapeKernel:
+                            rec = (<SameShapeKernel>fast).run(ra, rb)
+                        else:  # a backend's own shortcut
+                            rec = fast(ra, rb)
+                        if rec is not None:
+                            return _make(engine, rec, rec.shape, rec.dtype, ctx, site)
+            if ctx.site is not None or site is None:
+                return engine._dispatch(self.kernel_name, args, None)
+        elif ctx.site is not None or site is None:
+            return self.op_wrapper(*args, **kwargs)
+        # Pin the caller's site for the call (the op's inner ops would find library frames).
+        ctx.site = site
+        try:
+            if ok:
+                return engine._dispatch(self.kernel_name, args, None)
+            return self.op_wrapper(*args, **kwargs)
+        finally:
+            ctx.site = None
+
+
+def fast_op(engine, kernel_name, op_wrapper):
+    """The public op of ``Engine.make_op`` with a ``fast_kernel`` (see ``FastOp``)."""
+    return FastOp(engine, kernel_name, op_wrapper)

@@ -10,11 +10,14 @@ tidytensor: ``bind`` hands in what ``make_tensor`` needs from the layers above.
 from __future__ import annotations
 
 import gc
+import sys
 from typing import Any
 
 KIND = "python"
 
 _new_object = object.__new__
+_leak_hook: Any = None
+_getframe = sys._getframe
 
 
 def live_handles() -> list[Any]:
@@ -39,6 +42,16 @@ class HandleBase:
         "__weakref__",
     )
 
+    def __del__(self) -> None:
+        # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it
+        # silently); kept tensors are never reported (``Variable`` overrides this).
+        if not self._disposed and not self.kept and _leak_hook is not None:
+            try:
+                if not _finalizing():
+                    _leak_hook(self)
+            except Exception:  # noqa: S110 - never raise from a finalizer (interpreter exit)
+                pass
+
 
 class RecordBase:
     """The fields of a backend's buffer record (``array_backend.DataId``)."""
@@ -60,27 +73,83 @@ class CoreState:
     )
 
 
+class ScopeBase:
+    """The fields of a tidy scope (``state.Scope``): its ``track`` list of handles, ``name``,
+    ``id`` and ``parent`` scope."""
+
+    __slots__ = ("track", "name", "id", "parent")
+
+
+class ContextBase:
+    """The fields of one thread's (or asyncio task's) scope stack (``state.ScopeContext``)."""
+
+    __slots__ = ("active", "stack", "site", "top", "gradient_depth", "kernel_depth", "tape")
+
+
+class BackendBase:
+    """The fields of an array backend the per-op path reads and writes
+    (``array_backend.ArrayBackend``): ``alive`` and ``_num_ids``, its count of buffers.
+    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``. Plain attributes
+    here (set by the backend)."""
+
+    @property
+    def stock_dispose(self) -> bool:
+        return getattr(type(self), "dispose_data", None) is dispose_record
+
+
+def dispose_record(backend: Any, data_id: Any, force: bool = False) -> bool:
+    """``ArrayBackend.dispose_data``: drops one reference to a buffer; frees it (and returns
+    True) at zero, or at once with ``force``."""
+    data_id.refs -= 1
+    if force or data_id.refs <= 0:
+        data_id.refs = 0
+        data_id.values = None
+        backend._num_ids -= 1
+        return True
+    return False
+
+
+class EngineBase:
+    """The engine's fields the per-op path reads (``engine.Engine`` adds the rest):
+    ``state``, ``_backend``, ``_kernels``, ``_same_shape_kernels``, ``_slow`` and
+    ``track_sites``, plain attributes here."""
+
+
 def bind(
+    *,
     tensor_cls: type,
     ids: Any,
     scope_var: Any,
     current_context: Any,
-    user_site: Any,
+    caller_site: Any,
     logical_bytes: Any,
     complex64: str,
     string: str,
+    float32: str,
+    watch_cls: type,
+    tidy_error: type,
+    leak_hook: Any,
+    finalizing: Any,
 ) -> None:
-    """Hands in what ``make_tensor`` needs from the layers above (called once by the engine)."""
-    global _tensor_cls, _ids, _get_context, _current_context, _user_site, _logical_bytes
-    global _complex64, _string
+    """Hands in what the per-op path needs from the layers above (called once by the
+    engine): the Tensor class, the id counter, the scope context variable, ``sites.py``'s
+    ``caller_site``, the canonical dtype strings, ``KernelWatch``, ``TidyTensorError``, what
+    records a leaked handle (``leak_hook(t)``) and ``sys.is_finalizing``."""
+    global _tensor_cls, _ids, _get_context, _current_context, _caller_site, _logical_bytes
+    global _complex64, _string, _float32, _watch_cls, _tidy_error, _leak_hook, _finalizing
     _tensor_cls = tensor_cls
     _ids = ids
     _get_context = scope_var.get
     _current_context = current_context
-    _user_site = user_site
+    _caller_site = caller_site
     _logical_bytes = logical_bytes
     _complex64 = complex64
     _string = string
+    _float32 = float32
+    _watch_cls = watch_cls
+    _tidy_error = tidy_error
+    _leak_hook = leak_hook
+    _finalizing = finalizing
 
 
 def new_handle(
@@ -144,7 +213,7 @@ def make_tensor(
     if ctx is None:
         ctx = _get_context(None) or _current_context()
     if site is None and engine.track_sites:
-        site = ctx.site or _user_site(2)
+        site = ctx.site or _caller_site(_getframe(1))
     scope = ctx.active
     if scope is None:
         return new_handle(_tensor_cls, data_id, shape, dtype, None, site)
@@ -180,3 +249,182 @@ def dispose_tensor(engine: Any, t: Any, site: Any = None) -> None:
         state.buffer_bytes = live - data_id.nbytes
         if state.alert_fired and state.buffer_bytes < engine.alert_level:
             engine._rearm_alert()
+
+
+def dispose_scope(engine: Any, scope: Any, returned: list) -> None:
+    """Disposes every handle ``scope`` tracked except those in ``returned`` (by identity),
+    kept ones and disposed ones, each noted as disposed by the scope's end
+    (``Engine.end_scope``)."""
+    keep_ids = {id(t) for t in returned}
+    note = None
+    for t in scope.track:
+        if not t.kept and not t._disposed and id(t) not in keep_ids:
+            if note is None:
+                note = engine._scope_end_note(scope)
+            dispose_tensor(engine, t, note)
+
+
+def _wrap(engine: Any, out: Any, backend: Any) -> Any:
+    """A kernel's output as handles: a fresh record, a ``(data_id, shape, dtype)`` view of an
+    existing buffer, or a list of those."""
+    make = engine._make_tensor
+    if type(out) is tuple:
+        return make(out[0], out[1], out[2], backend)
+    if type(out) is not list:
+        return make(out, out.shape, out.dtype, backend)
+    return [
+        make(o[0], o[1], o[2], backend) if type(o) is tuple else make(o, o.shape, o.dtype, backend)
+        for o in out
+    ]
+
+
+def dispatch(engine: Any, kernel_name: str, inputs: tuple, attrs: Any) -> Any:
+    """The one route of every kernel call (``Engine._dispatch``, which documents it): the
+    active backend's kernel runs (rerun or wrapped in a ``KernelError`` when it fails), its
+    output records become handles, and while something watches kernels (``_slow``) a
+    ``KernelWatch`` runs the kernel and then hands the call to the watchers."""
+    kernel = engine._kernels.get(kernel_name)
+    if kernel is None:
+        kernel = engine._missing_kernel(kernel_name)
+    backend = engine._backend
+    watch = None
+    if engine._slow:
+        kernel = watch = _watch_cls(engine, kernel_name, kernel)
+    try:
+        out = kernel(inputs, attrs)
+    except _tidy_error:
+        raise
+    except Exception as exc:
+        out = engine._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
+    result = _wrap(engine, out, backend)
+    if watch is not None:
+        watch.finish(inputs, result, attrs)
+    return result
+
+
+def run_kernel(engine: Any, kernel_name: str, inputs: tuple, attrs: Any = None) -> Any:
+    """Runs one kernel on the active backend; returns a Tensor or a list of them
+    (``Engine.run_kernel``): inputs are checked live on the active backend first."""
+    backend = engine._backend
+    for t in inputs:
+        if t._disposed or t.data_id.backend is not backend:
+            engine._check_input(t, kernel_name, backend)
+    return engine._dispatch(kernel_name, inputs, attrs)
+
+
+class SameShapeKernel:
+    """A two-input kernel on two buffer records holding arrays of their tensors' own shape
+    and dtype (``XpKernel.bind_same_shape``): ``kernel(ra, rb)`` returns the output's new
+    record, or None if the kernel raised (the caller then takes the general path, which
+    reports or retries)."""
+
+    __slots__ = ("fn", "kwargs", "backend", "record_cls", "storage_dtype", "scalar_types", "write_one")
+
+    def __init__(
+        self,
+        fn: Any,
+        xp: Any,
+        backend: Any,
+        record_cls: type,
+        storage_dtype: dict,
+        scalar_types: dict,
+        write_one: Any,
+    ) -> None:
+        self.fn = fn
+        self.kwargs = {"xp": xp}
+        self.backend = backend
+        self.record_cls = record_cls
+        self.storage_dtype = storage_dtype
+        self.scalar_types = scalar_types
+        self.write_one = write_one
+
+    def __call__(self, ra: Any, rb: Any) -> Any:
+        try:
+            out = self.fn(ra.values, rb.values, **self.kwargs)
+        except Exception:
+            return None
+        # A NumPy scalar (what 0-d arithmetic gives): its dtype and size by its type.
+        scalar = self.scalar_types.get(type(out))
+        backend = self.backend
+        if scalar is not None:
+            dtype, nbytes = scalar
+            shape: tuple = ()
+        else:
+            try:
+                dtype = self.storage_dtype.get(out.dtype)
+            except Exception:
+                return None
+            if dtype is None or dtype is _string:
+                return self.write_one(out)
+            nbytes, shape = out.nbytes, out.shape
+        rec = _new_object(self.record_cls)
+        rec.values = out
+        rec.refs = 1
+        rec.backend = backend
+        rec.nbytes = nbytes
+        rec.shape = shape
+        rec.dtype = dtype
+        backend._num_ids += 1
+        return rec
+
+
+def fast_op(engine: Any, kernel_name: str, op_wrapper: Any) -> Any:
+    """The public op of ``Engine.make_op`` with a ``fast_kernel``: calls with two live float32
+    tensors of one shape on the active backend go straight to that binary kernel; any other
+    call runs ``op_wrapper`` (the op's own checks). Unwatched, such a call is the kernel's
+    math and one new handle; watched (a tape, a profile...), it takes ``Engine._dispatch``.
+    The op's creation site is its caller's line."""
+    tensor_cls, float32 = _tensor_cls, _float32
+    get_context, current_context = _get_context, _current_context
+    make_tensor = engine._make_tensor
+    getframe = _getframe
+
+    def fast_op_wrapper(*args: Any, **kwargs: Any) -> Any:
+        backend = engine._backend
+        if len(args) == 2 and not kwargs:
+            a, b = args
+            ok = (
+                type(a) is tensor_cls
+                and type(b) is tensor_cls
+                and a.dtype is float32
+                and b.dtype is float32
+                and not a._disposed
+                and not b._disposed
+                and a.data_id.backend is backend
+                and b.data_id.backend is backend
+                and a._shape == b._shape
+            )
+        else:  # the fast kernels are binary: anything else takes the op's own checks
+            ok = False
+        ctx = get_context(None) or current_context()
+        site = ctx.site
+        if site is None and engine.track_sites:
+            site = _caller_site(getframe(1))
+        if ok:
+            if not engine._slow:
+                # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
+                # and one new handle, nothing else.
+                fast = engine._same_shape_kernels.get(kernel_name)
+                ra, rb = a.data_id, b.data_id
+                if (
+                    fast is not None
+                    and ra.shape is a._shape
+                    and rb.shape is b._shape
+                    and ra.dtype is float32
+                    and rb.dtype is float32
+                ):
+                    rec = fast(ra, rb)
+                    if rec is not None:
+                        return make_tensor(rec, rec.shape, rec.dtype, backend, ctx, site)
+            if ctx.site is not None or site is None:
+                return engine._dispatch(kernel_name, args, None)
+        elif ctx.site is not None or site is None:
+            return op_wrapper(*args, **kwargs)
+        # Pin the caller's site for the call (the op's inner ops would find library frames).
+        ctx.site = site
+        try:
+            return engine._dispatch(kernel_name, args, None) if ok else op_wrapper(*args, **kwargs)
+        finally:
+            ctx.site = None
+
+    return fast_op_wrapper

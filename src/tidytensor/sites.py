@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from types import CodeType
+from typing import Any
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 #: Code objects known to be tidytensor's own (True) or the user's (False).
@@ -46,7 +47,11 @@ def site_of(code: CodeType, offset: int) -> Site:
 
 def user_site(depth: int = 2) -> Site | None:
     """The innermost frame outside tidytensor, as ``(code, offset)``."""
-    f = _getframe(depth)
+    return user_site_from(_getframe(depth))
+
+
+def user_site_from(f: Any) -> Site | None:
+    """The innermost frame outside tidytensor from frame ``f`` outwards, as ``(code, offset)``."""
     while f is not None:
         code = f.f_code
         flag = _internal.get(code)
@@ -56,6 +61,20 @@ def user_site(depth: int = 2) -> Site | None:
             return site_of(code, f.f_lasti)
         f = f.f_back
     return None
+
+
+def caller_site(frame: Any) -> Site | None:
+    """The creation site of an op called from ``frame``: that frame's line when it is user
+    code, else the innermost user frame outside (one frame lookup when the site is known)."""
+    code = frame.f_code
+    by_offset = _sites.get(code)  # only user code has sites
+    if by_offset is not None:
+        site = by_offset.get(frame.f_lasti)
+        if site is not None:
+            return site
+    if _internal.get(code) is False:
+        return site_of(code, frame.f_lasti)
+    return user_site_from(frame)
 
 
 def line_of(site: Site) -> int | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from typing import Any
 
 import numpy as np
@@ -31,7 +30,6 @@ from .printing import tensor_to_string
 _engine: Any = None
 #: Ids of tensors and variables, in creation order (``tf.testing`` reads it, never advances it).
 _tensor_ids = itertools.count()
-_finalizing = sys.is_finalizing
 
 
 class Tensor(HandleBase):
@@ -39,7 +37,8 @@ class Tensor(HandleBase):
 
     # The fields (id, data_id, _shape, dtype, scope_id, kept, _disposed, _site,
     # _dispose_site) are HandleBase's: in the compiled core a C struct the cyclic garbage
-    # collector does not track (``_handles.py``).
+    # collector does not track (``_handles.py``). A handle collected undisposed is reported
+    # as a leak by HandleBase's finalizer (``Engine.record_leak``).
     __slots__ = ()
 
     # Tensors compare element-wise with ``==``, so hashing is by identity.
@@ -97,15 +96,6 @@ class Tensor(HandleBase):
         if self._disposed:
             return
         _engine.dispose_tensor(self, _engine.dispose_site())
-
-    def __del__(self) -> None:
-        # A handle collected undisposed while its buffer lives is a leak (TF.js leaks it
-        # silently); kept tensors and variables are never reported.
-        if not self._disposed and not self.kept and _engine is not None and not _finalizing():
-            try:
-                _engine.record_leak(self)
-            except Exception:  # noqa: S110 - never raise from a finalizer (interpreter exit)
-                pass
 
     def throw_if_disposed(self, op_name: str | None = None) -> None:
         if self._disposed:

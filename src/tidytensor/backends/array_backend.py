@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from .._handles import RecordBase
+from .._handles import BackendBase, RecordBase, SameShapeKernel, dispose_record
 from .._handles import new_record as _new_record
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
 from ..engine import kernel_scratch
@@ -69,6 +69,15 @@ def new_record(values: Any, backend: ArrayBackend, nbytes: int, dtype: str) -> D
     return _new_record(DataId, values, backend, nbytes, dtype)
 
 
+#: The NumPy scalar types a kernel may return (0-d arithmetic gives scalars), each with its
+#: dtype and size: ``SameShapeKernel`` records such an output without asking it.
+_SCALAR_TYPES: dict[type, tuple[str, int]] = {
+    npdtype.type: (dtype, npdtype.itemsize)
+    for npdtype, dtype in DTYPE_OF_STORAGE.items()
+    if dtype != STRING and npdtype.kind != "O"
+}
+
+
 def _relabel(values: Any, dtype: str) -> Any:
     """A buffer read as another dtype: a lossless cast shares its input's buffer (as TF.js's
     CPU Cast does) and converts on read."""
@@ -79,8 +88,9 @@ def _string_bytes(values: Any) -> int:
     return sum(len(s.encode("utf-8")) for s in values.reshape(-1))
 
 
-class ArrayBackend(Backend):
-    """Buffers are :class:`DataId` records holding an ``xp`` array."""
+class ArrayBackend(BackendBase, Backend):
+    """Buffers are :class:`DataId` records holding an ``xp`` array. ``alive`` and ``_num_ids``
+    (the count of buffers) are BackendBase's fields (``_handles.py``)."""
 
     name = "array"
     xp: Any = None
@@ -137,15 +147,10 @@ class ArrayBackend(Backend):
         v = rec.values if rec.shape is shape or rec.shape == shape else rec.values.reshape(shape)
         return v if rec.dtype is t.dtype else _relabel(v, t.dtype)
 
-    def dispose_data(self, data_id: DataId, force: bool = False) -> bool:
-        """Drops one reference; frees the buffer (and returns True) at zero."""
-        data_id.refs -= 1
-        if force or data_id.refs <= 0:
-            data_id.refs = 0
-            data_id.values = None
-            self._num_ids -= 1
-            return True
-        return False
+    #: Drops one reference to a buffer; frees it (and returns True) at zero, or at once with
+    #: ``force``: ``self.dispose_data(data_id, force=False)``. The per-op core's function,
+    #: which the core runs inline when it disposes a handle.
+    dispose_data = dispose_record
 
     def inc_ref(self, data_id: DataId) -> None:
         data_id.refs += 1
@@ -249,27 +254,23 @@ class XpKernel:
 
         return write_one
 
-    def bind_same_shape(self, backend: ArrayBackend) -> Callable[[Any, Any], Any] | None:
+    def bind_same_shape(self, backend: ArrayBackend) -> SameShapeKernel | None:
         """For a two-input kernel: ``fast(ra, rb)`` on two buffer records that hold arrays of
         the tensors' own shape and dtype (no reshape, no relabel), returning the output's
         record, or None if the kernel raised (the caller then runs the general path, which
-        reports or retries). None for other arities."""
+        reports or retries). The per-op core runs it (``_handles.SameShapeKernel``). None
+        for other arities."""
         if _arity(self.fn) != 2:
             return None
-        fn, xp, write_one = self.fn, backend.xp, self._writer(backend)
-        storage_dtype = DTYPE_OF_STORAGE.get
-
-        def fast(ra: DataId, rb: DataId) -> DataId | None:
-            try:
-                out = fn(ra.values, rb.values, xp=xp)
-                dtype = storage_dtype(out.dtype)
-            except Exception:
-                return None
-            if dtype is None or dtype == STRING:
-                return write_one(out)
-            return new_record(out, backend, out.nbytes, dtype)
-
-        return fast
+        return SameShapeKernel(
+            self.fn,
+            backend.xp,
+            backend,
+            DataId,
+            DTYPE_OF_STORAGE,
+            _SCALAR_TYPES,
+            self._writer(backend),
+        )
 
     def bind(self, backend: ArrayBackend) -> Callable[[tuple, Any], Any]:
         fn, xp, write_one = self.fn, backend.xp, self._writer(backend)

@@ -71,12 +71,14 @@ class BackendRegistry:
             raise BackendNotFoundError(f"Backend name '{name}' not found in registry")
         if name not in self._registry and not self._initialize_backend(name):
             return False
-        self.backend_name = name
-        self._backend = self._registry[name]
-        activate = getattr(self._backend, "activate", None)
+        instance = self._registry[name]
+        activate = getattr(instance, "activate", None)
         if activate is not None:  # a GPU backend makes its device and memory pool current
             activate()
-        self._rebuild_kernel_table()
+        # The kernel tables first: another thread that sees the new backend finds its kernels.
+        self._rebuild_kernel_table(backend=instance, name=name)
+        self.backend_name = name
+        self._backend = instance
         return True
 
     def get_backend(self) -> str | None:
@@ -103,11 +105,14 @@ class BackendRegistry:
             "Could not initialize any backends, all backend initializations failed."
         )
 
-    def _rebuild_kernel_table(self, setup: bool = True) -> None:
-        """Binds the active backend's kernels; runs their ``setup_func`` only when the backend
-        is set (TF.js's ``setupRegisteredKernels``), not when a kernel is (un)registered."""
-        name = self.backend_name
-        backend = self._backend
+    def _rebuild_kernel_table(
+        self, setup: bool = True, backend: Any = None, name: str | None = None
+    ) -> None:
+        """Binds the active backend's kernels (or ``backend``'s, named ``name``, about to
+        become active); runs their ``setup_func`` only when the backend is set (TF.js's
+        ``setupRegisteredKernels``), not when a kernel is (un)registered."""
+        if backend is None:
+            name, backend = self.backend_name, self._backend
         table = {}
         same_shape = {}
         for config in kernel_registry.get_kernels_for_backend(name):

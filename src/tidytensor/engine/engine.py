@@ -2,10 +2,11 @@
 
 This reproduces TF.js's ``engine.ts`` semantics exactly (catalog §1): three counters
 (``num_tensors``, ``num_data_buffers``, ``num_bytes``), a scope stack with tidy/keep,
-one scope per op, and a kernel registry keyed by backend. The per-op path (``make_op``'s
-wrappers, ``run_kernel``, ``_dispatch`` — the one route of every kernel call — and
-``_make_tensor``) is plain Python kept as short as possible; what watches kernel calls
-(tape, profile, debug mode, leak detector) hooks into ``_dispatch`` through ``watch.py``.
+one scope per op, and a kernel registry keyed by backend. The per-op path (the fast ops
+``make_op`` returns, ``run_kernel``, ``_dispatch`` — the one route of every kernel call —,
+``_make_tensor``, disposal) is the per-op core's (``_handles.py``: compiled, or its Python
+reference); ``make_op``'s general wrapper is Python here. What watches kernel calls (tape,
+profile, debug mode, leak detector) hooks into ``_dispatch`` through ``watch.py``.
 
 The cold parts of ``Engine`` are mixed in from sibling modules: ``backend_registry``
 (backend registry, kernel table), ``memory`` (memory limit, ``tf.memory()``, leaked
@@ -55,10 +56,17 @@ _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE | inspect.CO
 
 
 class Engine(
-    BackendRegistry, MemoryAccounting, VariableRegistry, Profiling, SiteTracking, KernelErrors
+    _handles.EngineBase,
+    BackendRegistry,
+    MemoryAccounting,
+    VariableRegistry,
+    Profiling,
+    SiteTracking,
+    KernelErrors,
 ):
     """The single engine (``tf.engine()``). Its cold parts come from the mixins (see the
-    module docstring); the per-op path is all here."""
+    module docstring); the per-op path is all here and in the per-op core (``_handles.py``),
+    whose ``EngineBase`` holds the fields that path reads."""
 
     def __init__(self) -> None:
         self.state = EngineState()
@@ -183,13 +191,7 @@ class Engine(
         if scope is None or not ctx.stack or ctx.stack[-1] is not scope:
             raise TidyTensorError("end_scope() called with no matching start_scope()")
         returned = tensors_in(result)
-        keep_ids = {id(t) for t in returned}
-        note = None
-        for t in scope.track:
-            if not t.kept and not t._disposed and id(t) not in keep_ids:
-                if note is None:
-                    note = self._scope_end_note(scope)
-                self.dispose_tensor(t, note)
+        _handles.dispose_scope(self, scope, returned)
         ctx.stack.pop()
         parent = scope.parent
         ctx.active = parent
@@ -278,22 +280,9 @@ class Engine(
         the error path, so it costs nothing on a successful call.
         """
         engine = self
-        internal = sites.internal_codes
-        site_table = sites._sites
-        user_site = sites.user_site
+        caller_site = sites.caller_site
         getframe = sys._getframe
         get_context = _get_context
-
-        def capture(frame: Any) -> Any:
-            code = frame.f_code
-            by_offset = site_table.get(code)  # only user code has sites
-            if by_offset is not None:
-                site = by_offset.get(frame.f_lasti)
-                if site is not None:
-                    return site
-            if internal.get(code) is False:
-                return sites.site_of(code, frame.f_lasti)
-            return user_site(3)
 
         def op_wrapper(*args: Any, **kwargs: Any) -> Any:
             ctx = get_context(None) or current_context()
@@ -305,7 +294,7 @@ class Engine(
             mark = len(track)
             outer = ctx.site is None and engine.track_sites
             if outer:
-                ctx.site = capture(getframe(1))
+                ctx.site = caller_site(getframe(1))
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:
@@ -338,63 +327,10 @@ class Engine(
             self._fast_kernel_names.add(fast_kernel)
             if self._backend is not None:  # an op made after the backend started
                 self._rebuild_kernel_table(setup=False)
-
-        dispatch = self._dispatch
-        make_tensor = self._make_tensor
-
-        def fast_op_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if len(args) == 2 and not kwargs:
-                a, b = args
-                backend = engine._backend
-                ok = (
-                    type(a) is Tensor
-                    and type(b) is Tensor
-                    and a.dtype is FLOAT32
-                    and b.dtype is FLOAT32
-                    and not a._disposed
-                    and not b._disposed
-                    and a.data_id.backend is backend
-                    and b.data_id.backend is backend
-                    and a._shape == b._shape
-                )
-            else:  # the fast kernels are binary: anything else takes the op's own checks
-                ok = False
-            ctx = get_context(None) or current_context()
-            site = ctx.site
-            if site is None and engine.track_sites:
-                frame = getframe(1)  # capture() written out: the per-op hot path
-                by_offset = site_table.get(frame.f_code)
-                site = by_offset.get(frame.f_lasti) if by_offset is not None else None
-                if site is None:
-                    site = capture(frame)
-            if ok:
-                if not engine._slow:
-                    # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
-                    # and one new handle, nothing else.
-                    fast = engine._same_shape_kernels.get(fast_kernel)
-                    ra, rb = a.data_id, b.data_id
-                    if (
-                        fast is not None
-                        and ra.shape is a._shape
-                        and rb.shape is b._shape
-                        and ra.dtype is FLOAT32
-                        and rb.dtype is FLOAT32
-                    ):
-                        rec = fast(ra, rb)
-                        if rec is not None:
-                            return make_tensor(rec, rec.shape, rec.dtype, backend, ctx, site)
-                if ctx.site is not None or site is None:
-                    return dispatch(fast_kernel, args, None)
-            elif ctx.site is not None or site is None:
-                return op_wrapper(*args, **kwargs)
-            # Pin the caller's site for the call (op_wrapper's own lookup would find this frame).
-            ctx.site = site
-            try:
-                return dispatch(fast_kernel, args, None) if ok else op_wrapper(*args, **kwargs)
-            finally:
-                ctx.site = None
-
-        return fast_op_wrapper
+        # Calls with two float32 tensors of one shape go straight to the kernel; any other
+        # call runs op_wrapper. The per-op core's function (compiled, or its Python
+        # reference: ``_handles.py``).
+        return _handles.fast_op(self, fast_kernel, op_wrapper)
 
     def _unwind_op(self, scope: Scope, mark: int, result: Any, name: str) -> None:
         """Disposes the tensors an op added to ``scope`` except those in its result."""
@@ -415,53 +351,22 @@ class Engine(
                 self.dispose_tensor(t, note)
 
     # ================================================================ kernels
-    def run_kernel(self, kernel_name: str, inputs: tuple, attrs: dict | None = None) -> Any:
-        """Runs one kernel on the active backend; returns a Tensor or a list of them."""
-        backend = self._backend
-        for t in inputs:
-            if t._disposed or t.data_id.backend is not backend:
-                self._check_input(t, kernel_name, backend)
-        return self._dispatch(kernel_name, inputs, attrs)
+    #: Runs one kernel on the active backend; returns a Tensor or a list of them. Called as
+    #: ``self.run_kernel(kernel_name, inputs, attrs=None)``: inputs are checked live on the
+    #: active backend, then the call takes ``_dispatch``. The per-op core's function.
+    run_kernel = _handles.run_kernel
 
-    def _dispatch(self, kernel_name: str, inputs: tuple, attrs: dict | None) -> Any:
-        """The one route of every kernel call: eager ops, gradients, the tape's own kernels,
-        profiled and debugged calls alike. The active backend's kernel runs (rerun quietly or
-        wrapped in a ``KernelError`` when it fails), its output records become new handles
-        (a Tensor, or a list for a list), and while something watches kernels (``_slow``: a
-        gradient tape, ``tf.profile``, debug mode, the leak detector) a ``KernelWatch`` runs
-        the kernel and then hands the call to the watchers. Inputs must be live on the active
-        backend (``run_kernel`` checks them)."""
-        kernel = self._kernels.get(kernel_name)
-        if kernel is None:
-            kernel = self._missing_kernel(kernel_name)
-        backend = self._backend
-        watch = None
-        if self._slow:
-            kernel = watch = KernelWatch(self, kernel_name, kernel)
-        try:
-            out = kernel(inputs, attrs)
-        except TidyTensorError:
-            raise
-        except Exception as exc:
-            out = self._kernel_retry(kernel_name, kernel, inputs, attrs, exc)
-        # A kernel returns a fresh buffer record, a (data_id, shape, dtype) view of an
-        # existing buffer, or a list of those.
-        tout = type(out)
-        if tout is tuple:
-            result = self._make_tensor(out[0], out[1], out[2], backend)
-        elif tout is not list:
-            result = self._make_tensor(out, out.shape, out.dtype, backend)
-        else:
-            make = self._make_tensor
-            result = [
-                make(o[0], o[1], o[2], backend)
-                if type(o) is tuple
-                else make(o, o.shape, o.dtype, backend)
-                for o in out
-            ]
-        if watch is not None:
-            watch.finish(inputs, result, attrs)
-        return result
+    #: The one route of every kernel call: eager ops, gradients, the tape's own kernels,
+    #: profiled and debugged calls alike; called as ``self._dispatch(kernel_name, inputs,
+    #: attrs)``. The active backend's kernel runs (rerun quietly or wrapped in a
+    #: ``KernelError`` when it fails: ``_kernel_retry``), its output records become new
+    #: handles (a Tensor, or a list for a list), and while something watches kernels
+    #: (``_slow``: a gradient tape, ``tf.profile``, debug mode, the leak detector) a
+    #: ``KernelWatch`` runs the kernel and then hands the call to the watchers. Inputs must
+    #: be live on the active backend (``run_kernel`` checks them). A kernel returns a fresh
+    #: buffer record, a ``(data_id, shape, dtype)`` view of an existing buffer, or a list of
+    #: those. The per-op core's function (``_handles.py``).
+    _dispatch = _handles.dispatch
 
     def update_mode(self) -> None:
         """Recomputes whether something watches kernel calls (``_dispatch``'s watch)."""
@@ -520,14 +425,19 @@ def _walk(container: Any, found: list[Tensor], seen: set[int]) -> None:
 
 
 _handles.bind(
-    Tensor,
-    _tensor_module._tensor_ids,
-    _scope_context,
-    current_context,
-    sites.user_site,
-    _logical_bytes,
-    COMPLEX64,
-    STRING,
+    tensor_cls=Tensor,
+    ids=_tensor_module._tensor_ids,
+    scope_var=_scope_context,
+    current_context=current_context,
+    caller_site=sites.caller_site,
+    logical_bytes=_logical_bytes,
+    complex64=COMPLEX64,
+    string=STRING,
+    float32=FLOAT32,
+    watch_cls=KernelWatch,
+    tidy_error=TidyTensorError,
+    leak_hook=lambda t: ENGINE.record_leak(t),
+    finalizing=sys.is_finalizing,
 )
 ENGINE = Engine()
 _tensor_module._engine = ENGINE

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from .. import sites
-from .._handles import CoreState
+from .._handles import ContextBase, CoreState, ScopeBase
 from ..dtypes import BYTES_PER_ELEMENT
 from ..tensor import Tensor, Variable
 from .records import KernelProfile, LeakedTensor, ScopeEvent
@@ -24,14 +24,15 @@ def _logical_bytes(shape: tuple[int, ...], dtype: str) -> int:
     return math.prod(shape) * BYTES_PER_ELEMENT[dtype]
 
 
-class Scope:
+class Scope(ScopeBase):
     """One tidy scope: the tensors created while it was active.
 
     Ops do not get Scope objects: an op marks the active scope's ``track`` length on entry
     and, on exit, disposes whatever it added except its result (see ``Engine.make_op``).
+    The fields are ScopeBase's (``_handles.py``): C fields in the compiled core.
     """
 
-    __slots__ = ("track", "name", "id", "parent")
+    __slots__ = ()
 
     def __init__(self, name: str, scope_id: int, parent: Scope | None):
         self.track: list[Tensor] = []
@@ -40,11 +41,12 @@ class Scope:
         self.parent = parent
 
 
-class ScopeContext:
+class ScopeContext(ContextBase):
     """The scope stack of one thread, or of one asyncio task inside ``async with
-    tf.tidy_scope()``: threads and tasks never dispose each other's tensors."""
+    tf.tidy_scope()``: threads and tasks never dispose each other's tensors. The fields are
+    ContextBase's (``_handles.py``): C fields in the compiled core."""
 
-    __slots__ = ("active", "stack", "site", "top", "gradient_depth", "kernel_depth", "tape")
+    __slots__ = ()
 
     def __init__(self, active: Scope | None = None):
         self.active = active

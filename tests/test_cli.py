@@ -1,4 +1,8 @@
-"""``python -m tidytensor demo`` / ``tidytensor demo``, run in a subprocess."""
+"""``python -m tidytensor demo`` / ``tidytensor demo``: the whole demo runs in a subprocess
+(once, shared by the tests that read its output); the argument handling (``--only``,
+``--list``, ``--help``, ``--version``, bad usage) is checked by calling ``cli.main`` here,
+which is what ``python -m tidytensor`` calls (a subprocess each would only add interpreter
+and import time)."""
 
 from __future__ import annotations
 
@@ -99,33 +103,43 @@ def test_demo_basics_output(demo_output):
     assert "the variable is disposed: False\nTensor\n    [3, 4]\n" in keeps
 
 
-def test_only_and_list():
-    proc = run("demo", "--only", "normalize")
-    assert proc.returncode == 0, proc.stderr
-    assert list(sections(proc.stdout)) == ["Memory: normalize() without and with tf.tidy()"]
+def main_here(capsys, *args: str) -> tuple[int, str, str]:
+    """``cli.main(args)`` in this process, argparse's exits included: (code, stdout, stderr)."""
+    try:
+        code = cli.main(list(args))
+    except SystemExit as exit_:  # --help, --version, usage errors
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_only_and_list(capsys):
+    code, out, err = main_here(capsys, "demo", "--only", "normalize")
+    assert code == 0, err
+    assert list(sections(out)) == ["Memory: normalize() without and with tf.tidy()"]
     # The titles' old numbers still select their programs.
-    proc = run("demo", "--only", "001")
-    assert proc.returncode == 0, proc.stderr
-    assert all(t.startswith("Basics: ") for t in sections(proc.stdout))
-    proc = run("demo", "--help")
-    assert "seed" not in proc.stdout.lower()
-    proc = run("demo", "--list")
-    assert proc.returncode == 0
-    assert proc.stdout.splitlines() == [title for title, _ in demo.PROGRAMS]
+    code, out, err = main_here(capsys, "demo", "--only", "001")
+    assert code == 0, err
+    assert all(t.startswith("Basics: ") for t in sections(out))
+    code, out, _ = main_here(capsys, "demo", "--help")
+    assert code == 0 and "seed" not in out.lower()
+    code, out, _ = main_here(capsys, "demo", "--list")
+    assert code == 0
+    assert out.splitlines() == [title for title, _ in demo.PROGRAMS]
 
 
-def test_bad_usage():
-    proc = run("demo", "--only", "no-such-program")
-    assert proc.returncode == 2 and "no program title contains no-such-program" in proc.stderr
-    proc = run()
-    assert proc.returncode == 2 and "demo" in proc.stdout
-    proc = run("frobnicate")
-    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+def test_bad_usage(capsys):
+    code, _, err = main_here(capsys, "demo", "--only", "no-such-program")
+    assert code == 2 and "no program title contains no-such-program" in err
+    code, out, _ = main_here(capsys)
+    assert code == 2 and "demo" in out
+    code, _, err = main_here(capsys, "frobnicate")
+    assert code == 2 and "invalid choice" in err
 
 
-def test_version():
-    proc = run("--version")
-    assert proc.returncode == 0 and proc.stdout.strip() == f"tidytensor {tidytensor.__version__}"
+def test_version(capsys):
+    code, out, _ = main_here(capsys, "--version")
+    assert code == 0 and out.strip() == f"tidytensor {tidytensor.__version__}"
 
 
 def test_main_in_process(capsys):

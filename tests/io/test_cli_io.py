@@ -216,10 +216,12 @@ def run_cli_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture
-def custom_layer_model(tmp_path) -> Path:
+@pytest.fixture(scope="module")
+def custom_layer_model(tmp_path_factory) -> Path:
     """A model with a custom ``TimesThree`` layer, saved by a separate process (the class is
-    never registered in this one); ``my_layers.py`` sits in ``tmp_path``."""
+    never registered in this one); ``my_layers.py`` sits beside it. Saved once for the
+    module: the tests read it (one adds an input file and a folder next to it)."""
+    tmp_path = tmp_path_factory.mktemp("custom_layer_model")
     (tmp_path / "my_layers.py").write_text(CUSTOM_LAYER_MODULE)
     (tmp_path / "save_it.py").write_text(SAVE_CUSTOM_MODEL)
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{tmp_path}"}
@@ -256,9 +258,13 @@ def test_summary_and_predict_import_the_module_that_registers_custom_layers(cust
     assert json.loads(proc.stdout) == [[9.0, 9.0]]  # (1 + 2) * 3 per unit
 
 
-def test_import_of_a_missing_module_is_a_one_line_error(custom_layer_model):
-    proc = run_cli_in(custom_layer_model, "summary", "model", "--import", "no_such_layers")
-    assert proc.returncode == 1
-    assert proc.stderr.startswith("tidytensor: error: --import no_such_layers: no module named")
-    proc = run_cli_in(custom_layer_model, "summary", "model", "--import", "gone.py")
-    assert "--import gone.py: no such file" in proc.stderr
+def test_import_of_a_missing_module_is_a_one_line_error(custom_layer_model, monkeypatch, capsys):
+    # In this process (nothing gets imported or registered): --import puts the current
+    # directory on sys.path, which monkeypatch restores.
+    monkeypatch.chdir(custom_layer_model)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert cli.main(["summary", "model", "--import", "no_such_layers"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tidytensor: error: --import no_such_layers: no module named")
+    assert cli.main(["summary", "model", "--import", "gone.py"]) == 1
+    assert "--import gone.py: no such file" in capsys.readouterr().err

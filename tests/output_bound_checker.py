@@ -57,8 +57,8 @@ def checked_output_bounds() -> Iterator[BoundRecord]:
     record = BoundRecord()
     rebuild = Engine._rebuild_kernel_table
 
-    def rebuild_checked(self: Engine, setup: bool = True) -> None:
-        rebuild(self, setup)
+    def rebuild_checked(self: Engine, setup: bool = True, **kwargs: Any) -> None:
+        rebuild(self, setup, **kwargs)
         self._kernels = {n: _checking(n, k, record) for n, k in self._kernels.items()}
         self._same_shape_kernels = {}
 

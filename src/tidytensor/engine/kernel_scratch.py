@@ -20,18 +20,41 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["bind", "counted_kernels", "register_source", "scratch_bytes", "sync", "sync_all"]
+__all__ = [
+    "bind",
+    "counted_kernels",
+    "register_source",
+    "release",
+    "scratch_bytes",
+    "sync",
+    "sync_all",
+]
 
 _SOURCES: dict[str, Callable[[], int]] = {}
+_RELEASES: dict[str, Callable[[], None]] = {}
 #: How to find the engine's current state: set by ``bind`` when the engine is made (this
 #: module sits below the engine and imports none of it).
 _STATE_OF: list[Callable[[], Any]] = []
 _COUNTED = threading.local()  # .state: the state counted into; .bytes: source -> bytes counted
 
 
-def register_source(name: str, source: Callable[[], int]) -> None:
-    """``source()``: the bytes of the idle arrays of the pool called ``name``."""
+def register_source(
+    name: str, source: Callable[[], int], release: Callable[[], None] | None = None
+) -> None:
+    """``source()``: the bytes of the idle arrays of the pool called ``name``; ``release()``
+    (optional) drops them (``release(name)`` calls it, e.g. when the optimizer whose updates
+    use the pool is disposed)."""
     _SOURCES[name] = source
+    if release is not None:
+        _RELEASES[name] = release
+
+
+def release(name: str, state: Any = None) -> None:
+    """Drops the calling thread's idle arrays of the pool ``name`` and uncounts them."""
+    drop = _RELEASES.get(name)
+    if drop is not None:
+        drop()
+        sync(name, state)
 
 
 def _counted(state: Any) -> dict[str, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import kernel_names as k
-from ..engine import ENGINE
+from ..engine import ENGINE, kernel_scratch
 from ..engine.atomic_update import AtomicUpdate, atomic_update
 from ..ops.arithmetic import add, div, mul, pow, sub
 from ..ops.basic_math import sqrt, square
@@ -208,6 +208,8 @@ class AdamOptimizer(Optimizer):
         self.acc_beta2.dispose()
         dispose([v.variable for v in self.accumulated_first_moment])
         dispose([v.variable for v in self.accumulated_second_moment])
+        # The flat update's pooled arrays (counted in the engine's live bytes) go too.
+        kernel_scratch.release("adam")
 
     def get_weights(self) -> list[dict[str, Any]]:
         state = self.accumulated_first_moment + self.accumulated_second_moment

@@ -119,7 +119,7 @@ def _idle_bytes() -> int:
     return held
 
 
-kernel_scratch.register_source("adam", _idle_bytes)
+kernel_scratch.register_source("adam", _idle_bytes, clear_buffer_pool)
 
 
 def _scratch(xp, n: int):

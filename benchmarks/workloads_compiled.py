@@ -153,34 +153,12 @@ def _iris_fit_epoch(quick: bool, Workload: Any, run_eagerly: bool) -> Any:
     mode = "op by op" if run_eagerly else "compiled"
 
     def tidytensor_runner(tf: Any) -> Any:
-        from tidytensor.demo import iris_split
+        from tidytensor.demo import iris_classifier, iris_split
 
         x_train, y_train, _, _ = iris_split()
         xs = tf.tensor2d(x_train)
         ys = tf.one_hot(tf.tensor1d(y_train, "int32"), 3)
-        layers = tf.layers
-        model = tf.sequential()
-        model.add(
-            layers.dense(
-                units=10,
-                activation="sigmoid",
-                input_shape=[4],
-                kernel_initializer=layers.initializers.glorot_normal(seed=1),
-            )
-        )
-        model.add(
-            layers.dense(
-                units=3,
-                activation="softmax",
-                kernel_initializer=layers.initializers.glorot_normal(seed=2),
-            )
-        )
-        model.compile(
-            optimizer=tf.train.adam(0.02),
-            loss="categoricalCrossentropy",
-            metrics=["accuracy"],
-            run_eagerly=run_eagerly,
-        )
+        model = iris_classifier(run_eagerly=run_eagerly)
         random.seed(0)
         model.fit(xs, ys, epochs=1, batch_size=16, verbose=0)  # traces its steps
 

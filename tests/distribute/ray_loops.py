@@ -74,9 +74,26 @@ class _KillOnce(tf.Callback):
             and self.strategy.worker_index == 1
             and not os.path.exists(self.marker)
         ):
+            _wait_for_reported_checkpoints()
             with open(self.marker, "w") as f:
                 f.write(str(os.getpid()))
             os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _wait_for_reported_checkpoints() -> None:
+    """Blocks until Ray Train's controller has committed every report made so far.
+
+    ``ray.train.report`` returns once this worker's result is queued; the controller takes it
+    from the queue later. A worker killed before that loses the queued report, and the restart
+    would begin from an older checkpoint (or none) on a fast machine and a newer one on a slow
+    one. Waiting here makes the test's resume epoch the same on every machine."""
+    import ray.train
+
+    consistency = getattr(ray.train, "CheckpointConsistencyMode", None)
+    if consistency is None:
+        ray.train.get_all_reported_checkpoints()
+    else:
+        ray.train.get_all_reported_checkpoints(consistency_mode=consistency.COMMITTED)
 
 
 def check_bad_configs(strategy: Any) -> dict[str, str]:

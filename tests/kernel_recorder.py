@@ -14,7 +14,7 @@ def recorded_kernels() -> Iterator[list[str]]:
     seen: list[str] = []
     engine = tf.engine()
     engine.backend  # noqa: B018 - the kernel table exists once a backend is active
-    kernels = engine._kernels
+    kernels = engine._bind_all_kernels()
 
     def recording(name, fn):
         def kernel(inputs, attrs):

@@ -59,7 +59,8 @@ def checked_output_bounds() -> Iterator[BoundRecord]:
 
     def rebuild_checked(self: Engine, setup: bool = True, **kwargs: Any) -> None:
         rebuild(self, setup, **kwargs)
-        self._kernels = {n: _checking(n, k, record) for n, k in self._kernels.items()}
+        table = self._bind_all_kernels()
+        table.update({n: _checking(n, k, record) for n, k in table.items()})
         self._same_shape_kernels = {}
 
     Engine._rebuild_kernel_table = rebuild_checked  # type: ignore[method-assign]

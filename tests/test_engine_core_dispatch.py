@@ -211,7 +211,7 @@ def test_kernel_tables_are_ready_before_a_backend_is_published(monkeypatch):
     monkeypatch.setattr(type(ENGINE), "_rebuild_kernel_table", spy)
     ENGINE.set_backend("cpu")
     assert seen and not seen[0], "the backend was active before its kernel table was built"
-    assert "Add" in ENGINE._kernels
+    assert "Add" in ENGINE._kernel_source[2] and ENGINE._kernel_source[1] is ENGINE._backend
 
 
 def test_a_handle_collected_undisposed_is_reported_by_the_finalizer(bare, recwarn):

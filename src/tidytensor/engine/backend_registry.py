@@ -16,7 +16,7 @@ from typing import Any
 from .. import kernel_registry
 from ..errors import BackendNotFoundError, KernelNotRegisteredError
 from ..tensor import Tensor, disposed_error
-from .memory_guard import guard_kernels
+from .memory_guard import guard_kernel
 
 
 class BackendRegistry:
@@ -39,6 +39,7 @@ class BackendRegistry:
             self._backend = None
             self.backend_name = None
             self._kernels = {}
+            self._kernel_source = ({}, None, {})
         instance = self._registry.pop(name, None)
         if instance is not None:
             self._dispose_backend(name, instance)
@@ -108,27 +109,56 @@ class BackendRegistry:
     def _rebuild_kernel_table(
         self, setup: bool = True, backend: Any = None, name: str | None = None
     ) -> None:
-        """Binds the active backend's kernels (or ``backend``'s, named ``name``, about to
-        become active); runs their ``setup_func`` only when the backend is set (TF.js's
-        ``setupRegisteredKernels``), not when a kernel is (un)registered."""
+        """Makes the active backend's kernels (or ``backend``'s, named ``name``, about to
+        become active) the kernel table's source; runs their ``setup_func`` only when the
+        backend is set (TF.js's ``setupRegisteredKernels``), not when a kernel is
+        (un)registered.
+
+        The table itself fills on demand: a kernel is bound to the backend the first time it
+        is dispatched (``_missing_kernel``), so setting a backend (``engine.reset()`` and the
+        first op after it, every test of the suite) costs the kernels used, not all ~190. The
+        fast op path's two-input shortcuts are bound at once."""
         if backend is None:
             name, backend = self.backend_name, self._backend
-        table = {}
-        same_shape = {}
+        configs = {}
         for config in kernel_registry.get_kernels_for_backend(name):
             if setup and config.setup_func is not None:
                 config.setup_func(backend)
-            table[config.kernel_name] = _bind(config.kernel_func, backend)
-            bind_same_shape = getattr(config.kernel_func, "bind_same_shape", None)
-            if bind_same_shape is not None and config.kernel_name in self._fast_kernel_names:
-                fast = bind_same_shape(backend)
+            configs[config.kernel_name] = config
+        table: dict[str, Callable] = {}
+        same_shape = {}
+        if self.memory_limit is None:  # with a limit, every kernel checks its outputs first
+            for kernel_name in self._fast_kernel_names:
+                config = configs.get(kernel_name)
+                bind_same_shape = getattr(config and config.kernel_func, "bind_same_shape", None)
+                fast = bind_same_shape(backend) if bind_same_shape is not None else None
                 if fast is not None:
-                    same_shape[config.kernel_name] = fast
-        if self.memory_limit is not None:
-            # Each kernel checks its outputs' size first; the unchecked shortcuts go.
-            table, same_shape = guard_kernels(self, table), {}
+                    same_shape[kernel_name] = fast
+        self._kernel_source = (table, backend, configs)
         self._kernels = table
         self._same_shape_kernels = same_shape
+
+    def _bind_kernel(self, kernel_name: str) -> Callable | None:
+        """Binds one registered kernel of the table's backend into the table (None if the
+        backend has no such kernel). With a memory limit, the kernel checks its outputs'
+        size first (``memory_guard``)."""
+        table, backend, configs = self._kernel_source
+        config = configs.get(kernel_name)
+        if config is None:
+            return None
+        kernel = _bind(config.kernel_func, backend)
+        if self.memory_limit is not None:
+            kernel = guard_kernel(self, kernel_name, kernel)
+        table[kernel_name] = kernel
+        return kernel
+
+    def _bind_all_kernels(self) -> dict[str, Callable]:
+        """The whole kernel table of the backend being set or active, every kernel bound (for
+        tools that wrap each kernel, such as the tests' kernel recorder)."""
+        for kernel_name in self._kernel_source[2]:
+            if kernel_name not in self._kernels:
+                self._bind_kernel(kernel_name)
+        return self._kernels
 
     def _on_kernels_changed(self, backend_name: str) -> None:
         if backend_name == self.backend_name and self._backend is not None:
@@ -143,9 +173,10 @@ class BackendRegistry:
         instance.dispose()
 
     def _missing_kernel(self, kernel_name: str) -> Callable:
-        """The kernel table had no entry: start the backend if none is, or raise."""
+        """The kernel table had no entry: start the backend if none is, bind the kernel, or
+        raise (also the way to get one kernel of the active backend, bound)."""
         self.backend  # noqa: B018 - lazy backend initialization
-        kernel = self._kernels.get(kernel_name)
+        kernel = self._kernels.get(kernel_name) or self._bind_kernel(kernel_name)
         if kernel is None:
             raise KernelNotRegisteredError(
                 f"Kernel '{kernel_name}' not registered for backend '{self.backend_name}'"

@@ -75,6 +75,9 @@ class Engine(
         self.backend_name: str | None = None
         self._backend: Any = None
         self._kernels: dict[str, Callable] = {}
+        #: What ``_missing_kernel`` binds kernels from: (the table it fills, the backend, the
+        #: backend's registered kernel configs by name); see ``_rebuild_kernel_table``.
+        self._kernel_source: tuple[dict, Any, dict] = ({}, None, {})
         #: Two-input kernels' shortcuts for buffers already of their tensors' shape and dtype
         #: (``XpKernel.bind_same_shape``), used by the fast op path.
         self._same_shape_kernels: dict[str, Callable] = {}
@@ -392,6 +395,7 @@ class Engine(
         self._backend = None
         self.backend_name = None
         self._kernels = {}
+        self._kernel_source = ({}, None, {})
         _scope_context.set(ScopeContext())
         self.update_mode()
 

@@ -1,7 +1,7 @@
 """The memory limit's checks before anything is allocated.
 
 With ``tf.config.set_memory_limit`` set, the engine's kernel table holds guarded kernels
-(``guard_kernels``): each computes what its kernel will allocate (``output_bounds``) and
+(``guard_kernel``): each computes what its kernel will allocate (``output_bounds``) and
 raises ``ResourceExhaustedError`` before the kernel runs when that would take live tensor
 memory past the limit. Ops that make values on the host (random, zeros, ones) call
 ``check_host_allocation`` before they allocate. Without a limit none of this runs.
@@ -23,12 +23,8 @@ from .memory import budget_message
 from .output_bounds import Need, Out, bound_of
 
 
-def guard_kernels(engine: Any, table: dict[str, Callable]) -> dict[str, Callable]:
-    """``table``'s kernels, each checking its allocation against the engine's limit first."""
-    return {name: _guarded(engine, name, kernel) for name, kernel in table.items()}
-
-
-def _guarded(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
+def guard_kernel(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
+    """``kernel``, checking its allocation against the engine's limit first."""
     bound = bound_of(kernel_name)
 
     def guarded(inputs: tuple, attrs: Any) -> Any:

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tidytensor as tf
 from golden_util import case_ids, decode_arg, load_cases
-from tidytensor.printing import js_number_to_string, js_to_fixed_7, tensor_to_string
+from tidytensor.printing import (
+    _fixed_7_texts,
+    js_number_to_string,
+    js_to_fixed_7,
+    tensor_to_string,
+)
 
 CASES = load_cases("printing")
 
@@ -178,3 +185,22 @@ def test_noncontiguous_and_readonly_input():
     view.flags.writeable = False
     want = "Tensor\n    [[0, 4, 8 ],\n     [1, 5, 9 ],\n     [2, 6, 10],\n     [3, 7, 11]]"
     assert tensor_to_string(view, (4, 3), "float32", False) == want
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(width=32, allow_nan=True, allow_infinity=True),
+            st.integers(-(2**20), 2**20).map(lambda k: k / 256),  # exact ties at the 8th decimal
+            st.floats(float(np.float32(-1e-6)), float(np.float32(1e-6)), width=32),  # 0, 1e-7
+        ),
+        min_size=1,
+        max_size=50,
+    )
+)
+def test_the_shortcut_writes_float32_values_as_the_reference_does(values):
+    """``_fixed_7_texts`` (the shortcut for large tensors) equals ``js_to_fixed_7`` (TF.js's
+    ``parseFloat(x.toFixed(7))`` written by ``toString``) value by value."""
+    x = np.asarray(values, dtype=np.float32).astype(np.float64)
+    assert _fixed_7_texts(x) == [js_to_fixed_7(v) for v in x.tolist()]

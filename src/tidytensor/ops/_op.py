@@ -163,9 +163,7 @@ def describe(value: Any) -> str:
         return f"a {value.dtype} tensor of shape [{','.join(map(str, value._shape))}]"
     if isinstance(value, np.ndarray):
         return f"a {value.dtype} NumPy array of shape {list(value.shape)}"
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
-    return _REPR.repr(value)
+    return _REPR.repr(value)  # Python's spelling: nan, inf, None, True
 
 
 _REPR = reprlib.Repr()

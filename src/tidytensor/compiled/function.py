@@ -171,12 +171,13 @@ class Function:
         quick = quick_key(args)
         return None if quick is None else self._quick.get(quick)
 
-    def replayed_by(self, known: list | None, args: tuple) -> Any:
+    def replayed_by(self, known: list | None, args: tuple, site: Any = None) -> Any:
         """``replayed`` with the ``quick_entry`` of arguments like ``args`` (or None where
         it was forgotten since: its trace left the cache, or its replay refused): the call's
         result through that replay, or None where the whole signature must be worked out
         (the replay refused or raised: the long way retraces, runs eagerly or raises as it
-        should). ``known`` is current: ``_prune_quick`` forgets what the cache drops."""
+        should). ``known`` is current: ``_prune_quick`` forgets what the cache drops.
+        ``site``: the outputs' creation site where the caller has it (``Replay.__call__``)."""
         if known is None:
             return None
         entry = known[1]
@@ -185,7 +186,7 @@ class Function:
         leaves = args[0] if len(args) == 1 and type(args[0]) is list else args
         self._busy = True
         try:
-            handles = entry(leaves)
+            handles = entry(leaves, site)
         except Exception:
             self._forget(known)
             return None

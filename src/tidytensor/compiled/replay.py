@@ -181,7 +181,10 @@ class Replay:
         )
         self._fresh_one = self.fresh[0] if self.fresh is not None and len(self.fresh) == 1 else None
 
-    def __call__(self, leaves: list[Any]) -> list[Any]:
+    def __call__(self, leaves: list[Any], site: Any = None) -> list[Any]:
+        """The output handles of a replay on ``leaves`` (its arguments). ``site``, from a
+        caller that worked it out where the stack is short (``predict_fast.creation_site``):
+        the outputs' creation site, as the eager call would note it; None: found here."""
         engine = self.engine
         state = engine.state
         if state.byte_limit != _NO_LIMIT:
@@ -201,8 +204,8 @@ class Replay:
                 at, shape, dtype, root_dtype = one
                 values = made[at]
                 rec = new_record(values, self.backend, values.nbytes, root_dtype)
-                return [self.engine._make_tensor(rec, shape, dtype, self.backend)]
-            return self._commit_fresh(made)
+                return [self.engine._make_tensor(rec, shape, dtype, self.backend, None, site)]
+            return self._commit_fresh(made, site)
         records = [
             (leaves[leaf] if handle is None else handle).data_id for leaf, handle in self.binds
         ]
@@ -219,15 +222,16 @@ class Replay:
             state.peak_bytes = peak
         return handles
 
-    def _commit_fresh(self, made: tuple) -> list[Any]:
+    def _commit_fresh(self, made: tuple, site: Any = None) -> list[Any]:
         """``_commit`` for a ``fresh`` replay with no budget or alert armed: one new buffer
         and handle per output, counted as ``_commit`` counts them."""
         engine = self.engine
         backend = self.backend
         ctx = current_context()
-        site = ctx.site
-        if site is None and engine.track_sites:
-            site = user_site(3)
+        if site is None:
+            site = ctx.site
+            if site is None and engine.track_sites:
+                site = user_site(3)
         make = engine._make_tensor
         return [
             make(

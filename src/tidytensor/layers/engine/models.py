@@ -49,7 +49,7 @@ from .input_data import (
 )
 from .input_layer import input as _input
 from .keras_files import is_keras_file, load_keras_weights, model_from_json, save_keras_weights
-from .predict_fast import PredictShortcut
+from .predict_fast import PredictShortcut, creation_site
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
@@ -231,7 +231,7 @@ class LayersModel(Trainer, Container):
         """
         shortcut = self.__dict__.get("_predict_shortcut")
         if shortcut is not None and type(x) is Tensor and type(batch_size) is int:
-            outs = shortcut.run(x, batch_size)
+            outs = shortcut.run(x, batch_size, creation_site())
             if outs is not None:
                 return outs
         self._assert_not_disposed()
@@ -259,7 +259,7 @@ class LayersModel(Trainer, Container):
         """
         shortcut = self.__dict__.get("_predict_shortcut")
         if shortcut is not None and type(x) is Tensor:
-            outs = shortcut.run(x, None)
+            outs = shortcut.run(x, None, creation_site())
             if outs is not None:
                 return outs
         self._assert_not_disposed()
@@ -587,7 +587,7 @@ class Sequential(LayersModel):
         if model is None or not self._built or not self._ref_count or type(x) is not Tensor:
             return None
         shortcut = model.__dict__.get("_predict_shortcut")
-        return None if shortcut is None else shortcut.run(x, batch_size)
+        return None if shortcut is None else shortcut.run(x, batch_size, creation_site())
 
     def set_weights(self, weights: list[Any]) -> None:
         if self.model is None:

@@ -3,7 +3,8 @@
 ``Replay`` turns a ``Plan`` into the source of one function, compiled once::
 
     def replay(t0, t1, t2):          # the arrays of the bound slots (args, variables)
-        t5 = F0(t0, t1)              # an XpKernel's array function, its attributes bound
+        t5 = F0(t0, t1, xp=_xp, transpose_a=K0_0)  # an XpKernel's array function, with
+                                     # its attributes as keywords (no partial to merge)
         if t5.dtype is not D5: t5 = _norm(t5, D5)
         del t0
         t6 = t5.reshape(S6)          # a view (reshape, identity, lossless cast)
@@ -11,7 +12,8 @@
         return (t9, t12)             # the survivors' arrays
 
 It runs on the arrays themselves: no handle, no buffer record and no engine bookkeeping per
-kernel. Kernels that are not ``XpKernel``s get records made for them (``_call_raw``); random
+kernel. Its arguments come from ``bind(leaves)``, generated alongside: straight-line code that
+checks each bound handle (argument, variable, captured constant) and views its buffer. Kernels that are not ``XpKernel``s get records made for them (``_call_raw``); random
 ops are called again (``_host``). Nothing in the engine changes until the function has
 returned; then ``commit`` makes the output handles, points the variables written at their
 new buffers (``assign_variable``, as ``AtomicUpdate.commit`` does) and runs the optimizer's

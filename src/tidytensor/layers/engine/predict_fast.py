@@ -17,6 +17,12 @@ raises, takes the long way, which gives the same errors and the same outputs as 
 refused key is forgotten until the long way remembers it again. The replay counts every
 buffer and handle as the eager call leaves them, and its outputs are new tensors in the
 caller's scope.
+
+A ``Sequential`` model's ``predict`` asks its inner model's shortcut directly (one public
+call, not two). The outputs' creation site (the user's line, as the eager call notes it) is
+worked out by ``creation_site`` at the public call, a frame or two from the user's code,
+and handed down: found under the replay, it took a walk through every frame in between
+(several µs of a one-row ``predict`` of a 784-128-10 MLP, whose kernels take ~20).
 """
 
 from __future__ import annotations

@@ -29,10 +29,10 @@ from typing import Any
 def _timed(fn: Callable, total: list[float]) -> Callable:
     clock = time.perf_counter
 
-    def timed(*args: Any) -> Any:
+    def timed(*args: Any, **kwargs: Any) -> Any:
         start = clock()
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         finally:
             total[0] += clock() - start
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+import tidytensor
 import tidytensor.layers  # noqa: F401 - registers the layer classes
+from tidytensor.compiled.function import Function
 from tidytensor.layers.engine import state
 
 
@@ -28,3 +30,24 @@ def cleanup():
     yield add
     for item in reversed(items):
         item.dispose()
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """How many times a ``tf.function`` was called the whole way."""
+    count = [0]
+    original = Function.__call__
+
+    def counting(self, *args, **kwargs):
+        count[0] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Function, "__call__", counting)
+    return count
+
+
+@pytest.fixture
+def compiled_functions():
+    """``tf.function`` replays (not ``run_functions_eagerly``) for the test."""
+    tidytensor.config.run_functions_eagerly(False)
+    yield

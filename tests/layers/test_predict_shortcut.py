@@ -6,54 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from predict_models import seeded, values
 
 import tidytensor as tf
 import tidytensor.layers as L
-from tidytensor.compiled.function import Function
 from tidytensor.layers.errors import LayersRuntimeError, LayersValueError
 
 RNG = np.random.default_rng(5)
 X = RNG.normal(size=(4, 5)).astype("float32")
 
-
-@pytest.fixture(autouse=True)
-def _compiled_mode():
-    tf.config.run_functions_eagerly(False)
-    yield
+#: Compiled steps on (another test may have left functions running eagerly).
+pytestmark = pytest.mark.usefixtures("compiled_functions")
 
 
 def make_model(run_eagerly=False):
     model = L.models.sequential()
     model.add(L.dense(units=8, input_shape=[5], activation="relu"))
     model.add(L.dense(units=3))
-    weights = [
-        tf.tensor(np.random.default_rng(i).normal(size=w.shape).astype("float32"))
-        for i, w in enumerate(model.weights)
-    ]
-    model.set_weights(weights)
-    tf.dispose(weights)
-    model.compile(optimizer="sgd", loss="meanSquaredError", run_eagerly=run_eagerly)
-    return model
-
-
-@pytest.fixture
-def calls(monkeypatch):
-    """How many times a ``tf.function`` was called the whole way."""
-    count = [0]
-    original = Function.__call__
-
-    def counting(self, *args, **kwargs):
-        count[0] += 1
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Function, "__call__", counting)
-    return count
-
-
-def values(t):
-    out = t.data_sync().copy()
-    t.dispose()
-    return out
+    return seeded(model, run_eagerly)
 
 
 @pytest.mark.parametrize("method", ["predict", "predict_on_batch"])

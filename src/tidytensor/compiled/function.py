@@ -129,7 +129,7 @@ class Function:
         if quick is not None:
             known = self._quick.get(quick)
             if known is not None:
-                result = self._replay_quick(known, args)
+                result = self.replayed_by(known, args)
                 if result is not None:
                     return result
         leaves: list[Any] = []
@@ -171,23 +171,22 @@ class Function:
         quick = quick_key(args)
         return None if quick is None else self._quick.get(quick)
 
-    def replayed_by(self, known: list | None, args: tuple) -> Any:
+    def replayed_by(self, known: list | None, args: tuple, site: Any = None) -> Any:
         """``replayed`` with the ``quick_entry`` of arguments like ``args`` (or None where
-        it was forgotten since: its trace left the cache, or its replay refused)."""
-        if known is None or known[1] is None or self._must_run_eagerly():
+        it was forgotten since: its trace left the cache, or its replay refused): the call's
+        result through that replay, or None where the whole signature must be worked out
+        (the replay refused or raised: the long way retraces, runs eagerly or raises as it
+        should). ``known`` is current: ``_prune_quick`` forgets what the cache drops.
+        ``site``: the outputs' creation site where the caller has it (``Replay.__call__``)."""
+        if known is None:
             return None
-        return self._replay_quick(known, args)
-
-    def _replay_quick(self, known: list, args: tuple) -> Any:
-        """The call's result through the replay ``known`` remembers for its ``quick_key``,
-        or None where the whole signature must be worked out (the replay refused or raised:
-        the long way retraces, runs eagerly or raises as it should). ``known`` is current:
-        ``_prune_quick`` forgets what the cache drops."""
         entry = known[1]
+        if entry is None or self._must_run_eagerly():
+            return None
         leaves = args[0] if len(args) == 1 and type(args[0]) is list else args
         self._busy = True
         try:
-            handles = entry(leaves)
+            handles = entry(leaves, site)
         except Exception:
             self._forget(known)
             return None

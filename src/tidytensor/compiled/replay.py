@@ -3,7 +3,8 @@
 ``Replay`` turns a ``Plan`` into the source of one function, compiled once::
 
     def replay(t0, t1, t2):          # the arrays of the bound slots (args, variables)
-        t5 = F0(t0, t1)              # an XpKernel's array function, its attributes bound
+        t5 = F0(t0, t1, xp=_xp, transpose_a=K0_0)  # an XpKernel's array function, with
+                                     # its attributes as keywords (no partial to merge)
         if t5.dtype is not D5: t5 = _norm(t5, D5)
         del t0
         t6 = t5.reshape(S6)          # a view (reshape, identity, lossless cast)
@@ -11,7 +12,8 @@
         return (t9, t12)             # the survivors' arrays
 
 It runs on the arrays themselves: no handle, no buffer record and no engine bookkeeping per
-kernel. Kernels that are not ``XpKernel``s get records made for them (``_call_raw``); random
+kernel. Its arguments come from ``bind(leaves)``, generated alongside: straight-line code that
+checks each bound handle (argument, variable, captured constant) and views its buffer. Kernels that are not ``XpKernel``s get records made for them (``_call_raw``); random
 ops are called again (``_host``). Nothing in the engine changes until the function has
 returned; then ``commit`` makes the output handles, points the variables written at their
 new buffers (``assign_variable``, as ``AtomicUpdate.commit`` does) and runs the optimizer's
@@ -21,11 +23,11 @@ every variable and counter as it was.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
+from keyword import iskeyword
 from typing import Any
 
-from ..backends.array_backend import new_record
+from ..backends.array_backend import ArrayBackend, _relabel, new_record
 from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
 from ..engine import kernel_scratch
 from ..engine.state import current_context
@@ -146,6 +148,8 @@ class Replay:
             (slots[s].source, None) if slots[s].kind == "arg" else (None, slots[s].source)
             for s in plan.bound
         )
+        #: ``bind(leaves)``: the bound slots' arrays, each handle checked (straight-line code).
+        self.bind = _compile_bind(self.binds, self.backend, name)
         bound_pos = {s: i for i, s in enumerate(plan.bound)}
         returned_pos = {s: i for i, s in enumerate(plan.returned)}
 
@@ -177,34 +181,37 @@ class Replay:
             and len(set(roots)) == len(roots)
             else None
         )
+        self._fresh_one = self.fresh[0] if self.fresh is not None and len(self.fresh) == 1 else None
 
-    def __call__(self, leaves: list[Any]) -> list[Any]:
+    def __call__(self, leaves: list[Any], site: Any = None) -> list[Any]:
+        """The output handles of a replay on ``leaves`` (its arguments). ``site``, from a
+        caller that worked it out where the stack is short (``predict_fast.creation_site``):
+        the outputs' creation site, as the eager call would note it; None: found here."""
         engine = self.engine
         state = engine.state
-        backend = self.backend
         if state.byte_limit != _NO_LIMIT:
             kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
         start = state.buffer_bytes
         if start + self.peak > state.byte_limit:
             raise ReplayRefused(stale=False)
-        arrays = []
-        records = []
-        array = backend.array
-        for leaf, handle in self.binds:
-            t = leaves[leaf] if handle is None else handle
-            rec = t.data_id
-            if t._disposed or rec.refs <= 0 or rec.backend is not backend:
-                raise ReplayRefused(stale=handle is not None)
-            arrays.append(array(t))
-            records.append(rec)
-        made = self.compute(*arrays)
-        del arrays
+        made = self.compute(*self.bind(leaves))
         # Kernels that keep arrays between calls synced their idle bytes as they ran: an
         # output written into an array the engine counted as idle is no new memory.
         peak = state.buffer_bytes + self.peak
         if self.fresh is not None and state.check_bytes == _NO_LIMIT:
-            handles = self._commit_fresh(made)
-        elif not self.assigns and not self.actions:  # outputs only: no update to keep whole
+            if peak > state.peak_bytes:
+                state.peak_bytes = peak
+            one = self._fresh_one
+            if one is not None:  # the core finds the context and the user's site itself
+                at, shape, dtype, root_dtype = one
+                values = made[at]
+                rec = new_record(values, self.backend, values.nbytes, root_dtype)
+                return [self.engine._make_tensor(rec, shape, dtype, self.backend, None, site)]
+            return self._commit_fresh(made, site)
+        records = [
+            (leaves[leaf] if handle is None else handle).data_id for leaf, handle in self.binds
+        ]
+        if not self.assigns and not self.actions:  # outputs only: no update to keep whole
             handles = self._unchecked_commit(made, records)
         else:
             with critical_section():
@@ -217,15 +224,16 @@ class Replay:
             state.peak_bytes = peak
         return handles
 
-    def _commit_fresh(self, made: tuple) -> list[Any]:
+    def _commit_fresh(self, made: tuple, site: Any = None) -> list[Any]:
         """``_commit`` for a ``fresh`` replay with no budget or alert armed: one new buffer
         and handle per output, counted as ``_commit`` counts them."""
         engine = self.engine
         backend = self.backend
         ctx = current_context()
-        site = ctx.site
-        if site is None and engine.track_sites:
-            site = user_site(3)
+        if site is None:
+            site = ctx.site
+            if site is None and engine.track_sites:
+                site = user_site(3)
         make = engine._make_tensor
         return [
             make(
@@ -304,6 +312,48 @@ class Replay:
         return handles
 
 
+def _compile_bind(binds: tuple, backend: Any, name: str) -> Callable[[list], tuple]:
+    """``bind(leaves)``: the arrays of the bound slots (an argument ``leaves[i]``, or a
+    captured handle: a variable or a constant), as straight-line code. A disposed handle or
+    a buffer gone or on another backend refuses the replay (``stale`` for a captured one:
+    the trace holds it) before any kernel runs. Each array is ``backend.array(handle)``,
+    written out in place for NumPy's backend (its buffer viewed with the handle's shape and
+    dtype)."""
+    names: dict[str, Any] = {
+        "_A": backend.array,
+        "_B": backend,
+        "_R": ReplayRefused,
+        "_L": _relabel,
+    }
+    inline = getattr(type(backend), "array", None) is ArrayBackend.array
+    lines = ["def bind(leaves):"]
+    for i, (leaf, handle) in enumerate(binds):
+        if handle is None:
+            lines.append(f"    h{i} = leaves[{leaf}]")
+        else:
+            names[f"V{i}"] = handle
+            lines.append(f"    h{i} = V{i}")
+        lines.append(f"    r{i} = h{i}.data_id")
+        lines.append(
+            f"    if h{i}._disposed or r{i}.refs <= 0 or r{i}.backend is not _B: "
+            f"raise _R({handle is not None})"
+        )
+        if inline:
+            lines.append(f"    s = h{i}._shape")
+            lines.append(
+                f"    a{i} = r{i}.values if r{i}.shape is s or r{i}.shape == s "
+                f"else r{i}.values.reshape(s)"
+            )
+            lines.append(f"    if r{i}.dtype is not h{i}.dtype: a{i} = _L(a{i}, h{i}.dtype)")
+        else:
+            lines.append(f"    a{i} = _A(h{i})")
+    items = ", ".join(f"a{i}" for i in range(len(binds)))
+    lines.append(f"    return ({items}{',' if len(binds) == 1 else ''})")
+    code = compile("\n".join(lines) + "\n", f"<tf.function {name} bind>", "exec")
+    exec(code, names)  # noqa: S102 - our own generated straight-line code
+    return names["bind"]
+
+
 def _record(where: str, at: Any, made: tuple, records: list, backend: Any, dtype: str) -> Any:
     if where == "bound":
         return records[at]
@@ -315,7 +365,12 @@ def _compile(
     slots: list[Slot], plan: Plan, backend: Any, engine: Any, name: str
 ) -> tuple[str, Callable]:
     """The replay function's source and the function (see the module's doc)."""
-    names: dict[str, Any] = {"_norm": backend.xp.asarray, "_raw": _call_raw, "_B": backend}
+    names: dict[str, Any] = {
+        "_norm": backend.xp.asarray,
+        "_raw": _call_raw,
+        "_B": backend,
+        "_xp": backend.xp,
+    }
     lines = [f"def replay({', '.join(f't{s}' for s in plan.bound)}):"]
 
     def ref(s: int) -> str:
@@ -367,8 +422,21 @@ def _emit(
         lines.append(f"    t{outs[0]} = H{k}()  # {step.name}")
         return
     if step.kind == "xp":
-        names[f"F{k}"] = functools.partial(step.fn, xp=backend.xp, **(step.attrs or {}))
-        call = f"F{k}({args})"
+        # The kernel itself with its attributes as keywords (each a global of its own): a
+        # ``functools.partial`` would merge a dict of them on every call.
+        names[f"F{k}"] = step.fn
+        keywords = ["xp=_xp"]
+        odd = {}  # attributes not spelled as a keyword (never seen; kept as a dict)
+        for j, (key, value) in enumerate((step.attrs or {}).items()):
+            if not key.isidentifier() or iskeyword(key) or key == "xp":
+                odd[key] = value
+                continue
+            names[f"K{k}_{j}"] = value
+            keywords.append(f"{key}=K{k}_{j}")
+        if odd:
+            names[f"KW{k}"] = odd
+            keywords.append(f"**KW{k}")
+        call = f"F{k}({args}{', ' if args else ''}{', '.join(keywords)})"
     else:
         names[f"R{k}"] = step.fn
         names[f"P{k}"] = tuple((slots[s].shape, slots[s].dtype) for s in step.ins)

@@ -13,6 +13,8 @@ the same values, so its results are the unfused ops' bits:
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...kernel_names import layers_dense as kd
 from .arithmetic import multiply
 from .basic_math import step
@@ -20,6 +22,9 @@ from .matrices import batch_mat_mul
 from .reduction import sum_
 
 __all__ = ["KERNELS"]
+
+_FLOAT32 = np.dtype(np.float32)
+_ZERO32 = np.float32(0)
 
 
 def dense(x, kernel, *bias, xp, activation, has_bias):
@@ -33,7 +38,9 @@ def dense(x, kernel, *bias, xp, activation, has_bias):
     if has_bias:
         xp.add(out, bias[0], out=out)
     if activation == "relu":
-        xp.maximum(out, 0, out=out)
+        # A float32 zero is what ``maximum`` makes of the int 0 for a float32 ``out``
+        # (the same bits); given as one, it skips NumPy's conversion of a Python scalar.
+        xp.maximum(out, _ZERO32 if out.dtype is _FLOAT32 else 0, out=out)
     return out
 
 

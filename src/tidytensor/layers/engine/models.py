@@ -49,7 +49,7 @@ from .input_data import (
 )
 from .input_layer import input as _input
 from .keras_files import is_keras_file, load_keras_weights, model_from_json, save_keras_weights
-from .predict_fast import PredictShortcut
+from .predict_fast import PredictShortcut, creation_site
 from .saving import LAYERS_VERSION, save_model
 from .serialization import deserialize, register_class
 from .state import get_uid
@@ -231,7 +231,7 @@ class LayersModel(Trainer, Container):
         """
         shortcut = self.__dict__.get("_predict_shortcut")
         if shortcut is not None and type(x) is Tensor and type(batch_size) is int:
-            outs = shortcut.run(x, batch_size)
+            outs = shortcut.run(x, batch_size, creation_site())
             if outs is not None:
                 return outs
         self._assert_not_disposed()
@@ -259,7 +259,7 @@ class LayersModel(Trainer, Container):
         """
         shortcut = self.__dict__.get("_predict_shortcut")
         if shortcut is not None and type(x) is Tensor:
-            outs = shortcut.run(x, None)
+            outs = shortcut.run(x, None, creation_site())
             if outs is not None:
                 return outs
         self._assert_not_disposed()
@@ -579,6 +579,16 @@ class Sequential(LayersModel):
             self.build()
         super().summary(line_length, positions, print_fn)
 
+    def _short_way(self, x: Any, batch_size: int | None) -> Any:
+        """The inner model's remembered replay of ``predict`` (``batch_size`` an int) or
+        ``predict_on_batch`` (None) of the tensor ``x`` (``predict_fast.py``), straight from
+        this model's call; None where the long way runs."""
+        model = self.model
+        if model is None or not self._built or not self._ref_count or type(x) is not Tensor:
+            return None
+        shortcut = model.__dict__.get("_predict_shortcut")
+        return None if shortcut is None else shortcut.run(x, batch_size, creation_site())
+
     def set_weights(self, weights: list[Any]) -> None:
         if self.model is None:
             self.build()
@@ -586,6 +596,10 @@ class Sequential(LayersModel):
 
     @short_traceback
     def predict(self, x: Any, batch_size: int = 32, verbose: bool = False) -> Any:
+        if type(batch_size) is int:
+            outs = self._short_way(x, batch_size)
+            if outs is not None:
+                return outs
         if self.model is None or not self.built:
             self.build()
         self._assert_not_disposed()
@@ -593,6 +607,9 @@ class Sequential(LayersModel):
 
     @short_traceback
     def predict_on_batch(self, x: Any) -> Any:
+        outs = self._short_way(x, None)
+        if outs is not None:
+            return outs
         if self.model is None or not self.built:
             self.build()
         self._assert_not_disposed()

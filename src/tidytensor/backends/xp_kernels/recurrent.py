@@ -53,6 +53,7 @@ from .recurrent_steps import (
     grad_start,
     in_order,
     mask_buffers,
+    mask_grad_at,
     select,
     split_masked,
     start_backward,
@@ -313,9 +314,7 @@ def gru_sequence_grad(call: SequenceCall, xp):
             xp.multiply(tb, hh, out=tb)
             xp.multiply(gate, hin, out=dhin)
             xp.add(dhin, tb, out=dhin)
-            xp.subtract(dhin, hprev, out=dhin)
-            xp.multiply(dhin, dh, out=dhin)
-            dhin.sum(axis=0, dtype=xp.float32, out=dm_t[t])
+            mask_grad_at(dhin, hprev, dh, dhin, dm_t[t], xp)
             split_masked(dh, M[t], NM[t], dhn, carry, xp)
         else:
             dhn = dh
@@ -386,10 +385,10 @@ def simple_rnn_sequence(call: SequenceCall, xp):
 
 @sequence_kernel(states=1, grad=True)
 def simple_rnn_sequence_grad(call: SequenceCall, xp):
-    B, T, D, U = call.B, call.T, call.D, call.U
-    K = D + U + 1
     # The forward pass's folded weights, as it stacked them.
     _, wrk, XH, A, Hs = _simple_parts(call.ws, call)
+    B, T, D, U = call.B, call.T, call.D, call.U
+    K = D + U + 1
     H, rm, h0, M, NM, dS, dh, dm_t, drm = start_backward(call, xp, XH, Hs)
     dZ, dXH = take(xp, T, U, B), take(xp, T, K, B)
     dv, tb = take(xp, U, B), take(xp, U, B)
@@ -398,9 +397,7 @@ def simple_rnn_sequence_grad(call: SequenceCall, xp):
         hprev = step_in(dh, dS, H, h0, t, xp)
         at = H[t] if M is None else A[t]
         if M is not None:
-            xp.subtract(at, hprev, out=tb)
-            xp.multiply(tb, dh, out=tb)
-            tb.sum(axis=0, dtype=xp.float32, out=dm_t[t])
+            mask_grad_at(at, hprev, dh, tb, dm_t[t], xp)
             split_masked(dh, M[t], NM[t], dhn, carry, xp)
         else:
             dhn = dh

@@ -303,6 +303,14 @@ def split_masked(d, m, nm, dn, carry, xp) -> None:
     xp.multiply(d, nm, out=carry)
 
 
+def mask_grad_at(h_new, hprev, dh, tb, dm, xp) -> None:
+    """A masked step's ``dL/dm = sum over the units of (h_new - h_prev) * dh`` into ``dm``
+    (``[B]``); ``tb`` (``[U, B]``, may be ``h_new`` itself) holds the product."""
+    xp.subtract(h_new, hprev, out=tb)
+    xp.multiply(tb, dh, out=tb)
+    tb.sum(axis=0, dtype=xp.float32, out=dm)
+
+
 def step_out(dh, hprev, rm, drm, carry, tb, xp) -> None:
     """``dh``, the gradient of the step's input rows ``h * mask``, as the state's: through
     the recurrent-dropout mask (whose gradient ``drm`` gains ``dh * h``), plus what a

@@ -3,8 +3,9 @@ activations and their derivatives as in-place ufuncs, the stacked weights ``[ker
 recurrentKernel; bias]^T`` (with a hard sigmoid's ``0.2 z + 0.5`` folded in) and their
 gradient, the stacked inputs ``[x_t; h; 1]``, the masks, and the bookkeeping every cell's
 forward and backward time loop shares (:func:`start_forward`, :func:`finish_forward`,
-:func:`start_backward`, :func:`step_in`, :func:`split_masked`, :func:`step_out`,
-:func:`finish_backward`). Every operation writes into a preallocated buffer (``out=``)."""
+:func:`start_backward`, :func:`step_in`, :func:`split_masked`, :func:`mask_grad_at`,
+:func:`step_out`, :func:`finish_backward`). Every operation writes into a preallocated
+buffer (``out=``)."""
 
 from __future__ import annotations
 

@@ -277,13 +277,15 @@ def _first_state_grad(call: SequenceCall, raw: Any, dh_in: Any, NM: Any) -> Any:
     return dh0
 
 
-def _finish_backward(call, xp, dZ, drk, states, dhs, H, terms) -> list[Any]:
+def _finish_backward(
+    call: SequenceCall, xp: Any, dZ: Any, drk: Any, states: tuple, dhs: Any, H: Any, terms: list
+) -> list[Any]:
     """The gradient kernel's outputs from the gates' gradients ``dZ [T * B, G]`` (processing
     order): ``dx``, ``d[kernel]``, ``d[recurrentKernel]`` (``drk``), the initial
     ``states``' gradients, ``d[bias]``, the dropout mask's (from ``dhs``, the steps' state
     gradients before the mask, ``[T, B, U]``, and the states ``H``) and the mask's (from the
     steps' ``terms``)."""
-    B, T, D = call.x.shape
+    B, T, D = call.B, call.T, call.D
     gb = call.go_backwards
     xt = _time_major(call.x, gb, xp).reshape(T * B, D)
     db = dZ.sum(axis=0, dtype=xp.float32) if call.has_bias else None

@@ -520,12 +520,12 @@ def test_leak_detector_ignores_data_moves(restore_backends):
 def test_backend_dispose_drops_the_kernels_scratch_buffers():
     """Kernel scratch caches (conv workspaces, the recurrent pool) are not tensors; they go
     with the backend, so engine.reset() leaves no cached arrays behind."""
-    from tidytensor.backends.xp_kernels import conv_gemm, recurrent
+    from tidytensor.backends.xp_kernels import conv_gemm, recurrent_sequence
 
     x, w = tf.ones([2, 40, 40, 16]), tf.ones([3, 3, 16, 32])
     tf.conv2d(x, w, 1, "same").dispose()
-    recurrent._take(np, 3, 4)
-    assert conv_gemm._SCRATCH.__dict__ and recurrent._POOL._buckets
+    recurrent_sequence.take(np, 3, 4)
+    assert conv_gemm._SCRATCH.__dict__ and recurrent_sequence._POOL._buckets
     tf.dispose([x, w])
     tf.engine().reset()
-    assert not conv_gemm._SCRATCH.__dict__ and not recurrent._POOL._buckets
+    assert not conv_gemm._SCRATCH.__dict__ and not recurrent_sequence._POOL._buckets

@@ -16,6 +16,7 @@ import tidytensor as tf
 import tidytensor.layers as L
 from tidytensor.backends.xp_kernels import optimizers as adam_kernels
 from tidytensor.backends.xp_kernels import recurrent as recurrent_kernels
+from tidytensor.backends.xp_kernels import recurrent_sequence as recurrent_pool
 from tidytensor.engine import ENGINE, kernel_scratch
 
 RNG = np.random.default_rng(5)
@@ -188,8 +189,8 @@ def test_the_recurrent_kernels_pool_is_counted_and_freed_with_the_backend(cleanu
     y = cleanup(tf.tensor(RNG.normal(size=(4, 3)).astype("float32")))
     model.train_on_batch(x, y)
     model.train_on_batch(x, y)
-    pooled = [a for bucket in recurrent_kernels._POOL._buckets.values() for a in bucket]
-    idle = _idle(pooled, recurrent_kernels._FREE_REFS + 1)  # + this list
+    pooled = [a for bucket in recurrent_pool._POOL._buckets.values() for a in bucket]
+    idle = _idle(pooled, recurrent_pool._FREE_REFS + 1)  # + this list
     del pooled
     assert idle > 0
     before = tf.config.get_memory_info()["current"]  # synced: the idle pool included

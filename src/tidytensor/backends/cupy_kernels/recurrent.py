@@ -1,6 +1,7 @@
 """LSTM and GRU sequence kernels for the GPU: TidyLSTMSequence, TidyGRUSequence and their
 gradients, with the CPU kernels' inputs, attrs, outputs and gradients
-(``xp_kernels/recurrent.py``, whose argument handling they share).
+(``xp_kernels/recurrent.py``; their arguments, ``SequenceCall``, and workspace carving come
+from ``xp_kernels/recurrent_sequence.py``).
 
 On a GPU a sequence costs kernel launches (15-30 µs each), not arithmetic, so the CPU
 kernels' many small in-place ufunc calls per time step are wrong for it. Here:
@@ -39,7 +40,8 @@ from typing import Any
 import numpy
 
 from ...kernel_names import recurrent as kr
-from ..xp_kernels import recurrent as cpu
+from ..xp_kernels.recurrent import gru_layout, lstm_layout
+from ..xp_kernels.recurrent_sequence import SequenceCall, carve, count, outputs, sequence_kernel
 
 __all__ = ["KERNELS", "fused_step"]
 
@@ -140,7 +142,7 @@ def _pack(parts: list[list[Any]], cpu_layout: list[tuple[int, ...]], xp: Any) ->
     both backends. The padding is zeros (debug mode's NaN check reads the whole array)."""
     flat = [a.reshape(-1) for part in parts for a in part]
     n = sum(a.size for a in flat)
-    ws = xp.empty(max(n, sum(cpu._count(s) for s in cpu_layout)), dtype=xp.float32)
+    ws = xp.empty(max(n, sum(count(s) for s in cpu_layout)), dtype=xp.float32)
     if flat:
         xp.concatenate(flat, out=ws[:n])
     ws[n:].fill(0)
@@ -226,6 +228,81 @@ def _incoming_args(first, dh_last, raw, rm, dh_next, nm_next, ds, partial=None) 
     return args if ds is None else [*args, ds]
 
 
+# ------------------------------------------------------------- the time loops' skeleton
+def _start_forward(call: SequenceCall, xp: Any, build: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """Every step's input projection ``[T, B, G]``, the mask ``(m, 1 - m)``, the fused step
+    ``build`` makes for the call, and the first step's state input ``h0`` (times the
+    recurrent-dropout mask)."""
+    XZ = _projection(call.x, call.w, call.bias, call.go_backwards, xp)
+    M, NM = _step_masks(call.mask, call.go_backwards, xp)
+    rm = call.rm
+    acts = (call.activation, call.recurrent_activation)
+    step = fused_step(xp, build, *acts, M is not None, rm is not None)
+    return XZ, M, NM, step, call.h0 if rm is None else call.h0 * rm
+
+
+def _state_args(args: list[Any], h: Any, M: Any, NM: Any, t: int, rm: Any) -> list[Any]:
+    """A forward step's last inputs: the state before it and the mask (masked), the dropout
+    mask (dropped)."""
+    if M is not None:
+        args += [h, M[t], NM[t]]
+    if rm is not None:
+        args.append(rm)
+    return args
+
+
+def _start_backward(call: SequenceCall, xp: Any) -> tuple[Any, Any, Any, Any]:
+    """The first step's state input ``h0`` (times the dropout mask), the mask ``(m, 1 - m)``
+    and the sequence's gradient ``[T, B, U]`` (or None)."""
+    hin0 = call.h0 if call.rm is None else call.h0 * call.rm
+    M, NM = _step_masks(call.mask, call.go_backwards, xp)
+    return hin0, M, NM, _sequence_grad(call.dseq, call.T, xp)
+
+
+def _grad_step(call: SequenceCall, xp: Any, build: Any, M: Any, dS: Any, first: bool) -> Any:
+    """The fused backward step ``build`` makes for the call (and for its first step)."""
+    flags = (M is not None, call.rm is not None, dS is not None, first)
+    return fused_step(xp, build, call.activation, call.recurrent_activation, *flags)
+
+
+def _first_state_grad(call: SequenceCall, raw: Any, dh_in: Any, NM: Any) -> Any:
+    """``dL/dh0``: the first step's gradient of its state input (``raw``, ``[B, U]``) times
+    the dropout mask, plus what a masked first step carried past itself (``dh_in * (1 -
+    m)``); ``dh_last`` itself for an empty sequence."""
+    if not call.T:
+        return call.dh_last.copy()
+    dh0 = raw if call.rm is None else raw * call.rm
+    if NM is not None:
+        dh0 = dh0 + dh_in * NM[0]
+    return dh0
+
+
+def _finish_backward(
+    call: SequenceCall, xp: Any, dZ: Any, drk: Any, states: tuple, dhs: Any, H: Any, terms: list
+) -> list[Any]:
+    """The gradient kernel's outputs from the gates' gradients ``dZ [T * B, G]`` (processing
+    order): ``dx``, ``d[kernel]``, ``d[recurrentKernel]`` (``drk``), the initial
+    ``states``' gradients, ``d[bias]``, the dropout mask's (from ``dhs``, the steps' state
+    gradients before the mask, ``[T, B, U]``, and the states ``H``) and the mask's (from the
+    steps' ``terms``)."""
+    B, T, D = call.B, call.T, call.D
+    gb = call.go_backwards
+    xt = _time_major(call.x, gb, xp).reshape(T * B, D)
+    db = dZ.sum(axis=0, dtype=xp.float32) if call.has_bias else None
+    drm = None
+    if dhs is not None:
+        drm = (dhs * _previous(H, call.h0, xp)).sum(axis=0, dtype=xp.float32)
+    return outputs(
+        _input_grad(xp.dot(dZ, call.w.T).reshape(T, B, D), gb, xp),
+        xp.dot(xt.T, dZ),
+        drk,
+        *states,
+        db,
+        drm,
+        _mask_grad(terms, call.mask is not None, gb, B, xp),
+    )
+
+
 # =============================================================================== LSTM
 def _lstm_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
     def lstm_step(*args):
@@ -246,44 +323,24 @@ def _lstm_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
     return lstm_step
 
 
-def _lstm_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
+def _lstm_gpu_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
     """The workspace: the four gates' pre-activations, the cells and the states, [the states
     times the dropout mask], each ``[T, B, U]``."""
     return [(T, B, U)] * (6 + dropped)
 
 
-def lstm_sequence(
-    *arrays,
-    xp,
-    activation="tanh",
-    recurrent_activation="hardSigmoid",
-    go_backwards=False,
-    return_sequences=True,
-    has_bias=False,
-    has_rec_mask=False,
-    has_mask=False,
-):
-    x, w, rk, h0, c0 = arrays[:5]
-    bias, rm, mask = cpu._optional(arrays[5:], has_bias, has_rec_mask, has_mask)
-    B, T, D = x.shape
-    U = rk.shape[0]
-    XZ = _projection(x, w, bias, go_backwards, xp)
-    M, NM = _step_masks(mask, go_backwards, xp)
-    step = fused_step(
-        xp, _lstm_step, activation, recurrent_activation, M is not None, rm is not None
-    )
-    h, c = h0, c0
-    hin = h0 if rm is None else h0 * rm
+@sequence_kernel(states=2, grad=False)
+def lstm_sequence(call: SequenceCall, xp: Any) -> list[Any]:
+    B, T, D, U = call.B, call.T, call.D, call.U
+    rm = call.rm
+    XZ, M, NM, step, hin = _start_forward(call, xp, _lstm_step)
+    h, c = call.h0, call.c0
     Z: list[list[Any]] = [[], [], [], []]
     C, H, HIN = [], [], []
     for t in range(T):
-        hr = xp.dot(hin, rk)
+        hr = xp.dot(hin, call.rk)
         args = [*_split(XZ[t], 4, U), *_split(hr, 4, U), c]
-        if M is not None:
-            args += [h, M[t], NM[t]]
-        if rm is not None:
-            args.append(rm)
-        out = step(*args)
+        out = step(*_state_args(args, h, M, NM, t, rm))
         for zs, z in zip(Z, out[:4], strict=True):
             zs.append(z)
         c, h = out[4], out[5]
@@ -292,10 +349,10 @@ def lstm_sequence(
         H.append(h)
         if rm is not None:
             HIN.append(hin)
-    cpu_layout = cpu._lstm_layout(T, B, D, U, rm is not None, recurrent_activation == "hardSigmoid")
-    ws = _pack([*Z, C, H, HIN], cpu_layout, xp)
-    last_h, last_c = (h, c) if T else (h0.copy(), c0.copy())
-    return [_sequence(H, B, U, return_sequences, xp), last_h, last_c, ws]
+    clip = call.recurrent_activation == "hardSigmoid"
+    ws = _pack([*Z, C, H, HIN], lstm_layout(T, B, D, U, rm is not None, clip), xp)
+    last_h, last_c = (h, c) if T else (call.h0.copy(), call.c0.copy())
+    return [_sequence(H, B, U, call.return_sequences, xp), last_h, last_c, ws]
 
 
 def _lstm_grad_step(
@@ -336,63 +393,32 @@ def _lstm_grad_step(
     return lstm_step_grad
 
 
-def lstm_sequence_grad(
-    *arrays,
-    xp,
-    activation="tanh",
-    recurrent_activation="hardSigmoid",
-    go_backwards=False,
-    return_sequences=True,
-    has_bias=False,
-    has_rec_mask=False,
-    has_mask=False,
-):
-    dseq, dh_last, dc_last = arrays[:3]
-    x, w, rk, h0, c0 = arrays[3:8]
-    bias, rm, mask = cpu._optional(arrays[8:-1], has_bias, has_rec_mask, has_mask)
-    B, T, D = x.shape
-    U = rk.shape[0]
+@sequence_kernel(states=2, grad=True)
+def lstm_sequence_grad(call: SequenceCall, xp: Any) -> list[Any]:
+    B, T, U = call.B, call.T, call.U
     G = 4 * U
+    rm = call.rm
     dropped = rm is not None
-    Zi, Zf, Zg, Zo, C, H, *rest = cpu._carve(arrays[-1], *_lstm_layout(T, B, U, dropped))
-    hin0 = h0 if rm is None else h0 * rm
-    M, NM = _step_masks(mask, go_backwards, xp)
+    Zi, Zf, Zg, Zo, C, H, *rest = carve(call.ws, *_lstm_gpu_layout(T, B, U, dropped))
+    hin0, M, NM, dS = _start_backward(call, xp)
     masked = M is not None
-    dS = _sequence_grad(dseq, T, xp)
-    rkt = xp.ascontiguousarray(rk.T)
+    rkt = xp.ascontiguousarray(call.rk.T)
     k = _gate_index(4, xp)
     rm3 = None if rm is None else rm[:, None, :]
     DZ, RAW, TERMS = [], [], []
-    dc, raw, dh_in = dc_last[:, None, :], None, None
+    dc, raw, dh_in = call.dc_last[:, None, :], None, None
     for t in range(T - 1, -1, -1):
         first = t == T - 1
-        cprev = C[t - 1] if t else c0
+        cprev = C[t - 1] if t else call.c0
         args = [Zi[t][:, None], Zf[t][:, None], Zg[t][:, None], Zo[t][:, None]]
         args += [cprev[:, None, :], k, dc]
         if masked:
-            hprev = H[t - 1] if t else h0
+            hprev = H[t - 1] if t else call.h0
             args += [M[t][:, None], NM[t][:, None], hprev[:, None, :]]
         nm_next = None if first or not masked else NM[t + 1][:, None]
-        args += _incoming_args(
-            first,
-            dh_last[:, None, :],
-            raw,
-            rm3,
-            dh_in,
-            nm_next,
-            None if dS is None else dS[t][:, None, :],
-        )
-        step = fused_step(
-            xp,
-            _lstm_grad_step,
-            activation,
-            recurrent_activation,
-            masked,
-            dropped,
-            dS is not None,
-            first,
-        )
-        out = step(*args)
+        ds = None if dS is None else dS[t][:, None, :]
+        args += _incoming_args(first, call.dh_last[:, None, :], raw, rm3, dh_in, nm_next, ds)
+        out = _grad_step(call, xp, _lstm_grad_step, M, dS, first)(*args)
         dz = out[0].reshape(B, G)
         dc = _first_slice(out[1])
         if masked:
@@ -400,34 +426,15 @@ def lstm_sequence_grad(
             TERMS.append(out[3][:, 0])
         raw = xp.dot(dz, rkt)[:, None, :]
         DZ.append(dz)
-        RAW.append(raw)
+        RAW.append(raw[:, 0])
     # After the loop: the first step's state gradients, then everything summed over steps.
-    if T:
-        dh0 = raw if rm is None else raw * rm3
-        if masked:
-            dh0 = dh0 + dh_in * NM[0][:, None]
-        dh0 = dh0[:, 0]
-    else:
-        dh0 = dh_last.copy()
+    dh_in0 = None if dh_in is None else dh_in[:, 0]
+    dh0 = _first_state_grad(call, RAW[-1] if T else None, dh_in0, NM)
     dZ = _stack(DZ[::-1], (B, G), xp).reshape(T * B, G)
-    xt = _time_major(x, go_backwards, xp).reshape(T * B, D)
     hins = _previous(rest[0] if dropped else H, hin0, xp).reshape(T * B, U)
-    dw, drk = xp.dot(xt.T, dZ), xp.dot(hins.T, dZ)
-    db = dZ.sum(axis=0, dtype=xp.float32) if has_bias else None
-    drm = None
-    if dropped:
-        raws = _stack([r[:, 0] for r in RAW[::-1]], (B, U), xp)
-        drm = (raws * _previous(H, h0, xp)).sum(axis=0, dtype=xp.float32)
-    return cpu._outputs(
-        _input_grad(xp.dot(dZ, w.T).reshape(T, B, D), go_backwards, xp),
-        dw,
-        drk,
-        dh0,
-        dc[:, 0].copy(),
-        db,
-        drm,
-        _mask_grad(TERMS, masked, go_backwards, B, xp),
-    )
+    dhs = _stack(RAW[::-1], (B, U), xp) if dropped else None
+    states = (dh0, dc[:, 0].copy())
+    return _finish_backward(call, xp, dZ, xp.dot(hins.T, dZ), states, dhs, H, TERMS)
 
 
 # ================================================================================ GRU
@@ -455,7 +462,7 @@ def _gru_step(xp: Any, act: str, ra: str, masked: bool, dropped: bool) -> Any:
     return gru_step
 
 
-def _gru_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
+def _gru_gpu_layout(T: int, B: int, U: int, dropped: bool) -> list[tuple[int, ...]]:
     """The workspace: the update gate's, the reset gate's and the candidate's
     pre-activations, ``r * h``, the states, [the states times the dropout mask], each
     ``[T, B, U]``."""
@@ -467,49 +474,28 @@ def _gru_weights(rk: Any, U: int, xp: Any) -> tuple[Any, Any]:
     return xp.ascontiguousarray(rk[:, : 2 * U]), xp.ascontiguousarray(rk[:, 2 * U :])
 
 
-def gru_sequence(
-    *arrays,
-    xp,
-    activation="tanh",
-    recurrent_activation="hardSigmoid",
-    go_backwards=False,
-    return_sequences=True,
-    has_bias=False,
-    has_rec_mask=False,
-    has_mask=False,
-):
-    x, w, rk, h0 = arrays[:4]
-    bias, rm, mask = cpu._optional(arrays[4:], has_bias, has_rec_mask, has_mask)
-    B, T, D = x.shape
-    U = rk.shape[0]
-    rk_zr, rk_h = _gru_weights(rk, U, xp)
-    XZ = _projection(x, w, bias, go_backwards, xp)
-    M, NM = _step_masks(mask, go_backwards, xp)
-    reset = fused_step(xp, _gru_reset, recurrent_activation)
-    step = fused_step(
-        xp, _gru_step, activation, recurrent_activation, M is not None, rm is not None
-    )
-    h = h0
-    hin = h0 if rm is None else h0 * rm
+@sequence_kernel(states=1, grad=False)
+def gru_sequence(call: SequenceCall, xp: Any) -> list[Any]:
+    B, T, D, U = call.B, call.T, call.D, call.U
+    rm = call.rm
+    rk_zr, rk_h = _gru_weights(call.rk, U, xp)
+    XZ, M, NM, step, hin = _start_forward(call, xp, _gru_step)
+    reset = fused_step(xp, _gru_reset, call.recurrent_activation)
+    h = call.h0
     ZZ, ZR, ZH, RH, H, HIN = [], [], [], [], [], []
     for t in range(T):
         xz, xr, xh = _split(XZ[t], 3, U)
         hr = xp.dot(hin, rk_zr)
         zz, zr, rh = reset(xz, hr[:, :U], xr, hr[:, U:], hin)
-        args = [zz, xh, xp.dot(rh, rk_h), hin]
-        if M is not None:
-            args += [h, M[t], NM[t]]
-        if rm is not None:
-            args.append(rm)
-        out = step(*args)
+        out = step(*_state_args([zz, xh, xp.dot(rh, rk_h), hin], h, M, NM, t, rm))
         h = out[1]
         hin = out[2] if rm is not None else h
         for part, value in ((ZZ, zz), (ZR, zr), (ZH, out[0]), (RH, rh), (H, h)):
             part.append(value)
         if rm is not None:
             HIN.append(hin)
-    ws = _pack([ZZ, ZR, ZH, RH, H, HIN], cpu._gru_layout(T, B, D, U, rm is not None), xp)
-    return [_sequence(H, B, U, return_sequences, xp), h if T else h0.copy(), ws]
+    ws = _pack([ZZ, ZR, ZH, RH, H, HIN], gru_layout(T, B, D, U, rm is not None), xp)
+    return [_sequence(H, B, U, call.return_sequences, xp), h if T else call.h0.copy(), ws]
 
 
 def _gru_grad_step(
@@ -544,33 +530,19 @@ def _gru_reset_grad(xp: Any, ra: str) -> Any:
     return gru_reset_grad
 
 
-def gru_sequence_grad(
-    *arrays,
-    xp,
-    activation="tanh",
-    recurrent_activation="hardSigmoid",
-    go_backwards=False,
-    return_sequences=True,
-    has_bias=False,
-    has_rec_mask=False,
-    has_mask=False,
-):
-    dseq, dh_last = arrays[:2]
-    x, w, rk, h0 = arrays[2:6]
-    bias, rm, mask = cpu._optional(arrays[6:-1], has_bias, has_rec_mask, has_mask)
-    B, T, D = x.shape
-    U = rk.shape[0]
+@sequence_kernel(states=1, grad=True)
+def gru_sequence_grad(call: SequenceCall, xp: Any) -> list[Any]:
+    B, T, U = call.B, call.T, call.U
+    rm = call.rm
     dropped = rm is not None
-    ZZ, ZR, ZH, RH, H, *rest = cpu._carve(arrays[-1], *_gru_layout(T, B, U, dropped))
-    hin0 = h0 if rm is None else h0 * rm
-    HIN = rest[0] if dropped else H
-    rk_zr, rk_h = _gru_weights(rk, U, xp)
-    rk_zr_t, rk_h_t = xp.ascontiguousarray(rk_zr.T), xp.ascontiguousarray(rk_h.T)
-    M, NM = _step_masks(mask, go_backwards, xp)
+    ZZ, ZR, ZH, RH, H, *rest = carve(call.ws, *_gru_gpu_layout(T, B, U, dropped))
+    hin0, M, NM, dS = _start_backward(call, xp)
     masked = M is not None
-    dS = _sequence_grad(dseq, T, xp)
+    HIN = rest[0] if dropped else H
+    rk_zr, rk_h = _gru_weights(call.rk, U, xp)
+    rk_zr_t, rk_h_t = xp.ascontiguousarray(rk_zr.T), xp.ascontiguousarray(rk_h.T)
     k = _gate_index(2, xp)
-    reset_grad = fused_step(xp, _gru_reset_grad, recurrent_activation)
+    reset_grad = fused_step(xp, _gru_reset_grad, call.recurrent_activation)
     DZR, DZH, RAW, PART, TERMS = [], [], [], [], []
     raw = partial = dh_in = None
     for t in range(T - 1, -1, -1):
@@ -578,21 +550,11 @@ def gru_sequence_grad(
         hin = HIN[t - 1] if t else hin0
         args = [ZZ[t], ZH[t], hin]
         if masked:
-            args += [M[t], H[t - 1] if t else h0]
+            args += [M[t], H[t - 1] if t else call.h0]
         nm_next = None if first or not masked else NM[t + 1]
         ds = None if dS is None else dS[t]
-        args += _incoming_args(first, dh_last, raw, rm, dh_in, nm_next, ds, partial)
-        step = fused_step(
-            xp,
-            _gru_grad_step,
-            activation,
-            recurrent_activation,
-            masked,
-            dropped,
-            dS is not None,
-            first,
-        )
-        dzh, dz, partial, *more = step(*args)
+        args += _incoming_args(first, call.dh_last, raw, rm, dh_in, nm_next, ds, partial)
+        dzh, dz, partial, *more = _grad_step(call, xp, _gru_grad_step, M, dS, first)(*args)
         if masked:
             dh_in = more[0]
             TERMS.append(more[1])
@@ -608,34 +570,16 @@ def gru_sequence_grad(
         RAW.append(raw)
         PART.append(partial)
     # After the loop: the first step's state gradient, then everything summed over steps.
-    if T:
-        dh0 = raw + partial
-        if rm is not None:
-            dh0 = dh0 * rm
-        if masked:
-            dh0 = dh0 + dh_in * NM[0]
-    else:
-        dh0 = dh_last.copy()
+    dh0 = _first_state_grad(call, raw + partial if T else None, dh_in, NM)
     dzr = _stack(DZR[::-1], (B, 2 * U), xp).reshape(T * B, 2 * U)
     dzh = _stack(DZH[::-1], (B, U), xp).reshape(T * B, U)
     dZ = xp.concatenate([dzr, dzh], axis=1)
-    xt = _time_major(x, go_backwards, xp).reshape(T * B, D)
     hins = _previous(HIN, hin0, xp).reshape(T * B, U)
     drk = xp.concatenate([xp.dot(hins.T, dzr), xp.dot(RH.reshape(T * B, U).T, dzh)], axis=1)
-    db = dZ.sum(axis=0, dtype=xp.float32) if has_bias else None
-    drm = None
+    dhs = None
     if dropped:
         dhs = _stack(RAW[::-1], (B, U), xp) + _stack(PART[::-1], (B, U), xp)
-        drm = (dhs * _previous(H, h0, xp)).sum(axis=0, dtype=xp.float32)
-    return cpu._outputs(
-        _input_grad(xp.dot(dZ, w.T).reshape(T, B, D), go_backwards, xp),
-        xp.dot(xt.T, dZ),
-        drk,
-        dh0,
-        db,
-        drm,
-        _mask_grad(TERMS, masked, go_backwards, B, xp),
-    )
+    return _finish_backward(call, xp, dZ, drk, (dh0,), dhs, H, TERMS)
 
 
 KERNELS = {

@@ -70,6 +70,7 @@ class CoreState:
         "buffer_bytes",
         "peak_bytes",
         "check_bytes",
+        "alert_fired",
     )
 
 
@@ -329,7 +330,15 @@ class SameShapeKernel:
         storage_dtype: dict,
         scalar_types: dict,
         write_one: Any,
+        float_operator: str | None = None,
     ) -> None:
+        # ``float_operator``: the compiled core runs it in C on float32 scalars; the
+        # reference always runs ``fn`` (the same values: tests/test_engine_core_fastop.py).
+        if float_operator not in (None, "+", "-", "*", "/"):
+            raise ValueError(
+                "SameShapeKernel: float_operator must be one of ['*', '+', '-', '/'] or None, "
+                f"got {float_operator!r}"
+            )
         self.fn = fn
         self.kwargs = {"xp": xp}
         self.backend = backend
@@ -337,6 +346,11 @@ class SameShapeKernel:
         self.storage_dtype = storage_dtype
         self.scalar_types = scalar_types
         self.write_one = write_one
+
+    @property
+    def c_arithmetic(self) -> bool:
+        """Whether float32 scalars get C arithmetic: never in the reference."""
+        return False
 
     def __call__(self, ra: Any, rb: Any) -> Any:
         try:

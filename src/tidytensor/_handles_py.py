@@ -157,6 +157,8 @@ def new_handle(
     cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
 ) -> Any:
     """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field."""
+    if not issubclass(cls, HandleBase):
+        raise TypeError(f"new_handle: cls must be a HandleBase class, got {cls!r}")
     t = _new_object(cls)
     t.id = next(_ids)
     t.data_id = data_id
@@ -172,6 +174,8 @@ def new_handle(
 
 def new_record(cls: type, values: Any, backend: Any, nbytes: int, dtype: str) -> Any:
     """A buffer record of class ``cls`` holding ``values`` with one handle."""
+    if not issubclass(cls, RecordBase):
+        raise TypeError(f"new_record: cls must be a RecordBase class, got {cls!r}")
     rec = _new_object(cls)
     rec.values = values
     rec.refs = 1
@@ -334,6 +338,10 @@ class SameShapeKernel:
     ) -> None:
         # ``float_operator``: the compiled core runs it in C on float32 scalars; the
         # reference always runs ``fn`` (the same values: tests/test_engine_core_fastop.py).
+        if not issubclass(record_cls, RecordBase):
+            raise TypeError(
+                f"SameShapeKernel: record_cls must be a RecordBase class, got {record_cls!r}"
+            )
         if float_operator not in (None, "+", "-", "*", "/"):
             raise ValueError(
                 "SameShapeKernel: float_operator must be one of ['*', '+', '-', '/'] or None, "

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tidytensor as tf
+from test_engine_core_dispatch import unwatched  # noqa: F401 - the fixture: the fast path runs
 from tidytensor import _handles
 from tidytensor.backends.array_backend import _SCALAR_TYPES, DataId, XpKernel, new_record
 from tidytensor.backends.xp_kernels import arithmetic
@@ -31,23 +32,13 @@ OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 KERNELS = {"add": "Add", "sub": "Sub", "mul": "Multiply", "div": "RealDiv"}
 
 
-@pytest.fixture
-def unwatched():
-    ENGINE.backend  # noqa: B018 - initialize the backend
-    ENGINE.check_kernel_leaks = False
-    ENGINE.update_mode()
-    assert not ENGINE._slow
-    yield
-    ENGINE.check_kernel_leaks = True
-    ENGINE.update_mode()
-
-
 def _counts():
     m = tf.memory()
     return m.num_tensors, m.num_data_buffers, m.num_bytes, ENGINE.backend.num_data_ids()
 
 
-def test_float32_scalars_get_c_arithmetic_only_in_the_compiled_core(unwatched):
+@pytest.mark.usefixtures("unwatched")
+def test_float32_scalars_get_c_arithmetic_only_in_the_compiled_core():
     for name, kernel_name in KERNELS.items():
         kernel = ENGINE._same_shape_kernels[kernel_name]
         assert kernel.c_arithmetic is COMPILED, name
@@ -95,8 +86,9 @@ def _calls(a, b):
     }
 
 
+@pytest.mark.usefixtures("unwatched")
 @pytest.mark.parametrize("route", list(_calls(None, None)))
-def test_every_calling_convention_counts_and_disposes_like_the_reference(unwatched, route):
+def test_every_calling_convention_counts_and_disposes_like_the_reference(route):
     a, b = tf.scalar(1.5), tf.scalar(2.25)
     call = _calls(a, b)[route]
     before = _counts()
@@ -110,7 +102,8 @@ def test_every_calling_convention_counts_and_disposes_like_the_reference(unwatch
     tf.dispose([a, b])
 
 
-def test_calls_the_fast_path_cannot_take_pass_their_arguments_to_the_op(unwatched):
+@pytest.mark.usefixtures("unwatched")
+def test_calls_the_fast_path_cannot_take_pass_their_arguments_to_the_op():
     a = tf.scalar(1.5)
     assert tf.add(a, 2).array_sync() == 3.5
     assert tf.add(1.0, b=a).array_sync() == 2.5
@@ -124,7 +117,8 @@ def test_calls_the_fast_path_cannot_take_pass_their_arguments_to_the_op(unwatche
     tf.dispose(a)
 
 
-def test_a_failure_inside_the_fast_path_leaves_counts_unchanged(unwatched):
+@pytest.mark.usefixtures("unwatched")
+def test_a_failure_inside_the_fast_path_leaves_counts_unchanged():
     a, b = tf.scalar(1.5), tf.scalar(2.25)
     before = _counts()
     tf.config.set_memory_limit(ENGINE.state.buffer_bytes + 2)  # a new 4-byte buffer is over
@@ -160,8 +154,9 @@ class _Threshold:
         return self.level > live
 
 
+@pytest.mark.usefixtures("unwatched")
 @pytest.mark.parametrize("limit", ["object", "huge int"])
-def test_check_bytes_of_any_kind_is_compared_as_python_compares_it(unwatched, limit):
+def test_check_bytes_of_any_kind_is_compared_as_python_compares_it(limit):
     state = ENGINE.state
     a, b = tf.scalar(1.5), tf.scalar(2.25)
     saved = state.check_bytes
@@ -184,7 +179,8 @@ def test_check_bytes_of_any_kind_is_compared_as_python_compares_it(unwatched, li
     tf.dispose([a, b, out])
 
 
-def test_the_alert_flag_is_a_core_field_and_rearms_on_the_fast_path(unwatched):
+@pytest.mark.usefixtures("unwatched")
+def test_the_alert_flag_is_a_core_field_and_rearms_on_the_fast_path():
     fired = []
     a, b = tf.scalar(1.5), tf.scalar(2.25)
     tf.config.set_memory_alert(ENGINE.state.buffer_bytes + 2, fired.append)

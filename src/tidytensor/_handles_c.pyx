@@ -62,12 +62,31 @@ cdef extern from *:
         return o;
     }
     #define tt_f32_size() ((Py_ssize_t)sizeof(tt_f32_scalar))
+    /* HandleBase's finalizer: a disposed or kept handle (every handle a scope's end freed)
+       returns at once, reading its two flags at their offsets; any other runs the full
+       finalizer (``__del__``, which saves and restores the error state around the leak
+       hook). Installed before any subclass exists, so subclasses inherit it. */
+    static destructor tt_full_finalize = NULL;
+    static Py_ssize_t tt_off_disposed = 0, tt_off_kept = 0;
+    static void tt_handle_finalize(PyObject *o) {
+        if (*(int *)((char *)o + tt_off_disposed) || *(int *)((char *)o + tt_off_kept)) return;
+        tt_full_finalize(o);
+    }
+    static void tt_install_finalize(PyObject *cls, Py_ssize_t off_disposed, Py_ssize_t off_kept) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        if (tp->tp_finalize == NULL || tp->tp_finalize == tt_handle_finalize) return;
+        tt_off_disposed = off_disposed;
+        tt_off_kept = off_kept;
+        tt_full_finalize = tp->tp_finalize;
+        tp->tp_finalize = tt_handle_finalize;
+    }
     """
     object tt_new_instance(object cls, object empty)
     void tt_enable_vectorcall(object cls, Py_ssize_t offset)
     float tt_f32_value(object)
     object tt_new_f32(object cls, float v)
     Py_ssize_t tt_f32_size()
+    void tt_install_finalize(object cls, Py_ssize_t off_disposed, Py_ssize_t off_kept)
     ctypedef PyObject *(*vectorcallfunc)(PyObject *, PyObject **, size_t, PyObject *)
     Py_ssize_t PyVectorcall_NARGS(size_t)
     object PyObject_Vectorcall(object, PyObject **, size_t, PyObject *)
@@ -120,6 +139,17 @@ cdef class HandleBase:
 
     def __dealloc__(self):
         _unlink(self)
+
+
+cdef void _install_handle_finalize() except *:
+    # ``bint`` fields are C ints; their offsets from a handle's start, for tt_handle_finalize.
+    cdef HandleBase probe = HandleBase.__new__(HandleBase)
+    probe._disposed = True  # never a leak
+    cdef char *start = <char *><PyObject *>probe
+    tt_install_finalize(HandleBase, <char *>&probe._disposed - start, <char *>&probe.kept - start)
+
+
+_install_handle_finalize()
 
 
 @cython.no_gc
@@ -424,8 +454,8 @@ cdef object _caller_site():
     return site
 
 
-cdef inline void _count_bytes(CoreState state, dtype, rdtype, Py_ssize_t nbytes, shape,
-                              int sign) except *:
+cdef inline int _count_bytes(CoreState state, dtype, rdtype, Py_ssize_t nbytes, shape,
+                             int sign) except -1:
     """``num_bytes`` (and ``num_string_tensors``) up (``sign`` 1) or down (-1) for one handle
     of ``dtype`` over a buffer of ``rdtype`` holding ``nbytes``: complex handles count no
     bytes (TF.js), a view that relabels its buffer's dtype counts its own."""
@@ -434,15 +464,16 @@ cdef inline void _count_bytes(CoreState state, dtype, rdtype, Py_ssize_t nbytes,
             state.num_bytes += sign * nbytes
         else:
             state.num_bytes += sign * <Py_ssize_t>_logical_bytes(shape, dtype)
-        return
+        return 0
     if dtype is _complex64 or dtype == _complex64:
-        return
+        return 0
     if dtype is rdtype or dtype == rdtype:
         state.num_bytes += sign * nbytes
     else:
         state.num_bytes += sign * <Py_ssize_t>_logical_bytes(shape, dtype)
     if dtype is _string or dtype == _string:
         state.num_string_tensors += sign
+    return 0
 
 
 cdef object _make(EngineBase engine, data_id, shape, dtype, ContextBase ctx, site):
@@ -735,11 +766,12 @@ cdef class SameShapeKernel:
         return rec
 
 
-cdef inline void _count_buffer(backend) except *:
+cdef inline int _count_buffer(backend) except -1:
     if isinstance(backend, BackendBase):
         (<BackendBase>backend)._num_ids += 1
     else:
         backend._num_ids += 1
+    return 0
 
 
 cdef object _checked_f32_type(dict scalar_types):
@@ -780,6 +812,10 @@ cdef class FastOp:
     cdef EngineBase engine
     cdef object kernel_name
     cdef object op_wrapper
+    # The engine's same-shape kernel table last seen and this op's kernel in it: one
+    # identity check per call while the table stands (the engine replaces it, never edits it).
+    cdef dict _fast_table
+    cdef object _fast
     cdef dict __dict__  # functools.wraps' fields
     cdef object __weakref__
 
@@ -847,7 +883,12 @@ cdef object _fast_op_vectorcall(object callable, PyObject **args, size_t nargsf,
         if not engine._slow:
             # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
             # and one new handle, nothing else.
-            fast = engine._same_shape_kernels.get(self.kernel_name)
+            table = engine._same_shape_kernels
+            if table is self._fast_table:
+                fast = self._fast
+            else:
+                fast = table.get(self.kernel_name) if table is not None else None
+                self._fast_table, self._fast = table, fast
             if (
                 fast is not None
                 and isinstance(a.data_id, RecordBase)

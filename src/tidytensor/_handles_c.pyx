@@ -65,19 +65,25 @@ cdef extern from *:
     /* HandleBase's finalizer: a disposed or kept handle (every handle a scope's end freed)
        returns at once, reading its two flags at their offsets; any other runs the full
        finalizer (``__del__``, which saves and restores the error state around the leak
-       hook). Installed before any subclass exists, so subclasses inherit it. */
+       hook). Installed on HandleBase and on the Tensor class ``bind`` receives: a class
+       statement takes its finalizer from ``__del__``, not from its base's slot. */
     static destructor tt_full_finalize = NULL;
     static Py_ssize_t tt_off_disposed = 0, tt_off_kept = 0;
     static void tt_handle_finalize(PyObject *o) {
         if (*(int *)((char *)o + tt_off_disposed) || *(int *)((char *)o + tt_off_kept)) return;
         tt_full_finalize(o);
     }
-    static void tt_install_finalize(PyObject *cls, Py_ssize_t off_disposed, Py_ssize_t off_kept) {
-        PyTypeObject *tp = (PyTypeObject *)cls;
-        if (tp->tp_finalize == NULL || tp->tp_finalize == tt_handle_finalize) return;
+    static void tt_set_flag_offsets(Py_ssize_t off_disposed, Py_ssize_t off_kept) {
         tt_off_disposed = off_disposed;
         tt_off_kept = off_kept;
-        tt_full_finalize = tp->tp_finalize;
+    }
+    /* On ``cls`` (HandleBase or a subclass whose finalizer is HandleBase's ``__del__``: a
+       class statement takes that one from ``__del__``, not the base's slot). */
+    static void tt_install_finalize(PyObject *cls) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        if (tp->tp_finalize == NULL || tp->tp_finalize == tt_handle_finalize) return;
+        if (tt_full_finalize == NULL) tt_full_finalize = tp->tp_finalize;
+        if (tp->tp_finalize != tt_full_finalize) return;  /* a subclass's own __del__ */
         tp->tp_finalize = tt_handle_finalize;
     }
     """
@@ -86,7 +92,8 @@ cdef extern from *:
     float tt_f32_value(object)
     object tt_new_f32(object cls, float v)
     Py_ssize_t tt_f32_size()
-    void tt_install_finalize(object cls, Py_ssize_t off_disposed, Py_ssize_t off_kept)
+    void tt_set_flag_offsets(Py_ssize_t off_disposed, Py_ssize_t off_kept)
+    void tt_install_finalize(object cls)
     ctypedef PyObject *(*vectorcallfunc)(PyObject *, PyObject **, size_t, PyObject *)
     Py_ssize_t PyVectorcall_NARGS(size_t)
     object PyObject_Vectorcall(object, PyObject **, size_t, PyObject *)
@@ -146,7 +153,8 @@ cdef void _install_handle_finalize() except *:
     cdef HandleBase probe = HandleBase.__new__(HandleBase)
     probe._disposed = True  # never a leak
     cdef char *start = <char *><PyObject *>probe
-    tt_install_finalize(HandleBase, <char *>&probe._disposed - start, <char *>&probe.kept - start)
+    tt_set_flag_offsets(<char *>&probe._disposed - start, <char *>&probe.kept - start)
+    tt_install_finalize(HandleBase)
 
 
 _install_handle_finalize()
@@ -363,6 +371,7 @@ def bind(*, tensor_cls, ids, scope_var, current_context, caller_site, logical_by
     if not issubclass(tensor_cls, HandleBase):
         raise TypeError(f"bind: tensor_cls must be a HandleBase class, got {tensor_cls!r}")
     _tensor_cls = tensor_cls
+    tt_install_finalize(tensor_cls)  # its finalizer is HandleBase's __del__: the fast one
     _ids = ids
     _scope_var = scope_var
     _current_context = current_context

@@ -11,6 +11,7 @@ variable and the few helpers ``make_tensor`` calls.
 
 cimport cython
 from cpython.contextvars cimport get_value
+from cpython.object cimport PyObject
 
 
 cdef extern from "Python.h":
@@ -32,6 +33,71 @@ cdef extern from *:
     """
     int tt_frame_lasti(PyFrameObject *)
     object tt_frame_code(PyFrameObject *)  # a new reference
+
+# The per-op path's C helpers:
+# * ``tt_new_instance(cls, empty)``: ``cls.__new__(cls)`` through the type's ``tp_new`` slot
+#   (a Python-level ``Base.__new__(cls)`` call costs a method lookup and an argument tuple).
+# * ``tt_enable_vectorcall``: a type's instances are called through the vectorcall function
+#   stored at ``offset`` in each (PEP 590): no argument tuple, no keyword dict per call.
+# * NumPy's float32 scalar as a C struct (NumPy's ``PyFloatScalarObject``: the object head and
+#   the C float): ``SameShapeKernel`` checks that layout against a real ``np.float32`` before
+#   it reads or makes one, and otherwise runs the kernel function.
+cdef extern from *:
+    """
+    static PyObject *tt_new_instance(PyObject *cls, PyObject *empty) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        return tp->tp_new(tp, empty, NULL);
+    }
+    static void tt_enable_vectorcall(PyObject *cls, Py_ssize_t offset) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        tp->tp_vectorcall_offset = offset;
+        tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    }
+    typedef struct { PyObject_HEAD float obval; } tt_f32_scalar;
+    #define tt_f32_value(o) (((tt_f32_scalar *)(o))->obval)
+    static PyObject *tt_new_f32(PyObject *cls, float v) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        PyObject *o = tp->tp_alloc(tp, 0);
+        if (o != NULL) tt_f32_value(o) = v;
+        return o;
+    }
+    #define tt_f32_size() ((Py_ssize_t)sizeof(tt_f32_scalar))
+    /* HandleBase's finalizer: a disposed or kept handle (every handle a scope's end freed)
+       returns at once, reading its two flags at their offsets; any other runs the full
+       finalizer (``__del__``, which saves and restores the error state around the leak
+       hook). Installed on HandleBase and on the Tensor class ``bind`` receives: a class
+       statement takes its finalizer from ``__del__``, not from its base's slot. */
+    static destructor tt_full_finalize = NULL;
+    static Py_ssize_t tt_off_disposed = 0, tt_off_kept = 0;
+    static void tt_handle_finalize(PyObject *o) {
+        if (*(int *)((char *)o + tt_off_disposed) || *(int *)((char *)o + tt_off_kept)) return;
+        tt_full_finalize(o);
+    }
+    static void tt_set_flag_offsets(Py_ssize_t off_disposed, Py_ssize_t off_kept) {
+        tt_off_disposed = off_disposed;
+        tt_off_kept = off_kept;
+    }
+    /* On ``cls`` (HandleBase or a subclass whose finalizer is HandleBase's ``__del__``: a
+       class statement takes that one from ``__del__``, not the base's slot). */
+    static void tt_install_finalize(PyObject *cls) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        if (tp->tp_finalize == NULL || tp->tp_finalize == tt_handle_finalize) return;
+        if (tt_full_finalize == NULL) tt_full_finalize = tp->tp_finalize;
+        if (tp->tp_finalize != tt_full_finalize) return;  /* a subclass's own __del__ */
+        tp->tp_finalize = tt_handle_finalize;
+    }
+    """
+    object tt_new_instance(object cls, object empty)
+    void tt_enable_vectorcall(object cls, Py_ssize_t offset)
+    float tt_f32_value(object)
+    object tt_new_f32(object cls, float v)
+    Py_ssize_t tt_f32_size()
+    void tt_set_flag_offsets(Py_ssize_t off_disposed, Py_ssize_t off_kept)
+    void tt_install_finalize(object cls)
+    ctypedef PyObject *(*vectorcallfunc)(PyObject *, PyObject **, size_t, PyObject *)
+    Py_ssize_t PyVectorcall_NARGS(size_t)
+    object PyObject_Vectorcall(object, PyObject **, size_t, PyObject *)
+    object PyVectorcall_Call(object, object, object)
 
 # CPython gives every instance of a class made by a ``class`` statement a GC header (its
 # instances could reach their own class): ``tensor.Tensor`` and ``array_backend.DataId`` are
@@ -82,6 +148,18 @@ cdef class HandleBase:
         _unlink(self)
 
 
+cdef void _install_handle_finalize() except *:
+    # ``bint`` fields are C ints; their offsets from a handle's start, for tt_handle_finalize.
+    cdef HandleBase probe = HandleBase.__new__(HandleBase)
+    probe._disposed = True  # never a leak
+    cdef char *start = <char *><PyObject *>probe
+    tt_set_flag_offsets(<char *>&probe._disposed - start, <char *>&probe.kept - start)
+    tt_install_finalize(HandleBase)
+
+
+_install_handle_finalize()
+
+
 @cython.no_gc
 @cython.auto_pickle(False)
 cdef class RecordBase:
@@ -105,9 +183,52 @@ cdef class CoreState:
     cdef public Py_ssize_t num_bytes
     cdef public Py_ssize_t buffer_bytes
     cdef public Py_ssize_t peak_bytes
-    #: A number (the memory limit, an alert's level, infinity) or any object comparable
-    #: with an int (the failure-injection tests' counter).
-    cdef public object check_bytes
+    #: Whether the memory alert fired and live bytes have not fallen below its level since.
+    cdef public bint alert_fired
+    # ``check_bytes`` (see the property) and how ``_over_check`` compares with it: never
+    # (infinity), as a C integer (``_check_int``), or as a Python object.
+    cdef object _check_bytes
+    cdef int _check_kind
+    cdef Py_ssize_t _check_int
+
+    def __cinit__(self, *args, **kwargs):
+        self._check_bytes = _INF
+        self._check_kind = _CHECK_NEVER
+
+    @property
+    def check_bytes(self):
+        """A number (the memory limit, an alert's level, infinity) or any object comparable
+        with an int (the failure-injection tests' counter): ``buffer_bytes`` above it sends a
+        new buffer to the engine's slow path."""
+        return self._check_bytes
+
+    @check_bytes.setter
+    def check_bytes(self, value):
+        self._check_bytes = value
+        if type(value) is float and value == _INF:
+            self._check_kind = _CHECK_NEVER
+        elif type(value) is int and -_SSIZE_MAX <= value <= _SSIZE_MAX:
+            self._check_int = value
+            self._check_kind = _CHECK_INT
+        else:
+            self._check_kind = _CHECK_OBJECT
+
+
+cdef enum:
+    _CHECK_NEVER = 0
+    _CHECK_INT = 1
+    _CHECK_OBJECT = 2
+cdef object _INF = float("inf")
+cdef object _SSIZE_MAX = (1 << 62)
+
+
+cdef inline bint _over_check(CoreState state) except -1:
+    """``state.buffer_bytes > state.check_bytes``, without a Python int when it can."""
+    if state._check_kind == _CHECK_NEVER:
+        return False
+    if state._check_kind == _CHECK_INT:
+        return state.buffer_bytes > state._check_int
+    return bool(state.buffer_bytes > state._check_bytes)
 
 
 @cython.auto_pickle(False)
@@ -247,7 +368,10 @@ def bind(*, tensor_cls, ids, scope_var, current_context, caller_site, logical_by
     records a leaked handle (``leak_hook(t)``) and ``sys.is_finalizing``."""
     global _tensor_cls, _ids, _scope_var, _current_context, _caller_site_py, _logical_bytes
     global _complex64, _string, _float32, _watch_cls, _tidy_error, _leak_hook, _finalizing
+    if not issubclass(tensor_cls, HandleBase):
+        raise TypeError(f"bind: tensor_cls must be a HandleBase class, got {tensor_cls!r}")
     _tensor_cls = tensor_cls
+    tt_install_finalize(tensor_cls)  # its finalizer is HandleBase's __del__: the fast one
     _ids = ids
     _scope_var = scope_var
     _current_context = current_context
@@ -262,8 +386,12 @@ def bind(*, tensor_cls, ids, scope_var, current_context, caller_site, logical_by
     _finalizing = finalizing
 
 
+cdef object _empty = ()
+
+
 cdef inline HandleBase _new_handle(cls, data_id, shape, dtype, scope_id, site):
-    cdef HandleBase t = HandleBase.__new__(cls)
+    # cls is HandleBase or a subclass (checked by ``bind`` and ``new_handle``).
+    cdef HandleBase t = <HandleBase>tt_new_instance(cls, _empty)
     _link(t)
     t.id = next(_ids)
     t.data_id = data_id
@@ -276,6 +404,8 @@ cdef inline HandleBase _new_handle(cls, data_id, shape, dtype, scope_id, site):
 
 def new_handle(cls, data_id, shape, dtype, scope_id, site):
     """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field."""
+    if not issubclass(cls, HandleBase):
+        raise TypeError(f"new_handle: cls must be a HandleBase class, got {cls!r}")
     cdef HandleBase t = _new_handle(cls, data_id, shape, dtype, scope_id, site)
     if cls is _tensor_cls:  # variables (and their names) stay tracked
         _untrack(t)
@@ -283,7 +413,7 @@ def new_handle(cls, data_id, shape, dtype, scope_id, site):
 
 
 cdef inline RecordBase _new_record(cls, values, backend, Py_ssize_t nbytes, dtype, shape):
-    cdef RecordBase rec = RecordBase.__new__(cls)
+    cdef RecordBase rec = <RecordBase>tt_new_instance(cls, _empty)
     rec.values = values
     rec.refs = 1
     rec.backend = backend
@@ -296,6 +426,8 @@ cdef inline RecordBase _new_record(cls, values, backend, Py_ssize_t nbytes, dtyp
 
 def new_record(cls, values, backend, Py_ssize_t nbytes, dtype):
     """A buffer record of class ``cls`` holding ``values`` with one handle."""
+    if not issubclass(cls, RecordBase):
+        raise TypeError(f"new_record: cls must be a RecordBase class, got {cls!r}")
     return _new_record(cls, values, backend, nbytes, dtype, values.shape)
 
 
@@ -331,6 +463,28 @@ cdef object _caller_site():
     return site
 
 
+cdef inline int _count_bytes(CoreState state, dtype, rdtype, Py_ssize_t nbytes, shape,
+                             int sign) except -1:
+    """``num_bytes`` (and ``num_string_tensors``) up (``sign`` 1) or down (-1) for one handle
+    of ``dtype`` over a buffer of ``rdtype`` holding ``nbytes``: complex handles count no
+    bytes (TF.js), a view that relabels its buffer's dtype counts its own."""
+    if dtype is _float32:  # the per-op case: no string compares
+        if rdtype is _float32:
+            state.num_bytes += sign * nbytes
+        else:
+            state.num_bytes += sign * <Py_ssize_t>_logical_bytes(shape, dtype)
+        return 0
+    if dtype is _complex64 or dtype == _complex64:
+        return 0
+    if dtype is rdtype or dtype == rdtype:
+        state.num_bytes += sign * nbytes
+    else:
+        state.num_bytes += sign * <Py_ssize_t>_logical_bytes(shape, dtype)
+    if dtype is _string or dtype == _string:
+        state.num_string_tensors += sign
+    return 0
+
+
 cdef object _make(EngineBase engine, data_id, shape, dtype, ContextBase ctx, site):
     """``make_tensor`` with the caller's scope context (``ctx``, never None)."""
     cdef CoreState state = engine.state
@@ -349,18 +503,11 @@ cdef object _make(EngineBase engine, data_id, shape, dtype, ContextBase ctx, sit
         rdtype = data_id.dtype
     if fresh:  # a fresh buffer: shared ones were inc_ref'd by their kernel
         state.buffer_bytes += nbytes
-        if state.buffer_bytes > state.check_bytes:
+        if _over_check(state):
             engine._over_budget(data_id, shape, dtype)
         state.num_data_buffers += 1
     state.num_tensors += 1
-    if dtype is not _complex64 and dtype != _complex64:
-        # A view may relabel its buffer's dtype (lossless casts), so count its own bytes.
-        if dtype is rdtype or dtype == rdtype:
-            state.num_bytes += nbytes
-        else:
-            state.num_bytes += _logical_bytes(shape, dtype)
-        if dtype is _string or dtype == _string:
-            state.num_string_tensors += 1
+    _count_bytes(state, dtype, rdtype, nbytes, shape, 1)
     if site is None and engine.track_sites:
         site = ctx.site
         if site is None:
@@ -383,11 +530,13 @@ def make_tensor(EngineBase engine, data_id, shape, dtype, backend=None, ctx=None
 
 
 cdef _dispose(EngineBase engine, t, site):
-    """``dispose_tensor``: typed field access for the core's handles and records."""
+    """``dispose_tensor``: typed field access for the core's handles, records and backends."""
     cdef CoreState state
-    cdef Py_ssize_t live, nbytes
+    cdef Py_ssize_t live, nbytes, refs
     cdef HandleBase h
     cdef RecordBase rec = None
+    cdef BackendBase core_backend = None
+    cdef bint alive, freed
     if isinstance(t, HandleBase):
         h = <HandleBase>t
         h._disposed = True
@@ -402,19 +551,18 @@ cdef _dispose(EngineBase engine, t, site):
         refs, backend, nbytes, rdtype = rec.refs, rec.backend, rec.nbytes, rec.dtype
     else:  # another backend's record class
         refs, backend, nbytes, rdtype = data_id.refs, data_id.backend, data_id.nbytes, data_id.dtype
-    if refs <= 0 or not backend.alive:  # buffer already gone (engine reset)
+    if isinstance(backend, BackendBase):
+        core_backend = <BackendBase>backend
+        alive = core_backend.alive
+    else:
+        alive = backend.alive
+    if refs <= 0 or not alive:  # buffer already gone (engine reset)
         return
     state = engine.state
     state.num_tensors -= 1
-    if dtype is not _complex64 and dtype != _complex64:
-        if dtype is rdtype or dtype == rdtype:
-            state.num_bytes -= nbytes
-        else:
-            state.num_bytes -= _logical_bytes(t._shape, dtype)
-        if dtype is _string or dtype == _string:
-            state.num_string_tensors -= 1
-    if rec is not None and isinstance(backend, BackendBase) and (<BackendBase>backend).stock_dispose:
-        freed = _free_record(<BackendBase>backend, rec, False)
+    _count_bytes(state, dtype, rdtype, nbytes, t._shape if dtype is not rdtype else None, -1)
+    if rec is not None and core_backend is not None and core_backend.stock_dispose:
+        freed = _free_record(core_backend, rec, False)
     else:
         freed = backend.dispose_data(data_id)
     if freed:
@@ -423,7 +571,7 @@ cdef _dispose(EngineBase engine, t, site):
         if live > state.peak_bytes:
             state.peak_bytes = live
         state.buffer_bytes = live - nbytes
-        if (<object>state).alert_fired and state.buffer_bytes < engine.alert_level:
+        if state.alert_fired and state.buffer_bytes < engine.alert_level:
             engine._rearm_alert()
 
 
@@ -519,13 +667,30 @@ def run_kernel(EngineBase engine, kernel_name, tuple inputs, attrs=None):
     return engine._dispatch(kernel_name, inputs, attrs)
 
 
+# ``SameShapeKernel``'s C arithmetic on float32 scalars, by the operator it is given.
+cdef enum:
+    _OP_NONE = 0
+    _OP_ADD = 1
+    _OP_SUB = 2
+    _OP_MUL = 3
+    _OP_DIV = 4
+
+_OPERATORS = {"+": _OP_ADD, "-": _OP_SUB, "*": _OP_MUL, "/": _OP_DIV}
+
+
 @cython.final
 @cython.auto_pickle(False)
 cdef class SameShapeKernel:
     """A two-input kernel on two buffer records holding arrays of their tensors' own shape
     and dtype (``XpKernel.bind_same_shape``): ``kernel(ra, rb)`` returns the output's new
     record, or None if the kernel raised (the caller then takes the general path, which
-    reports or retries)."""
+    reports or retries).
+
+    ``float_operator`` ("+", "-", "*", "/" or None): the Python operator the kernel function
+    is on float32 inputs. Two NumPy float32 scalars (what 0-d float32 tensors hold) then get
+    that operator in C on their C floats: IEEE single precision, as NumPy's own scalar math,
+    so bit for bit the same value, with no floating-point warning (the kernel modules filter
+    those). Anything else runs the kernel function."""
 
     cdef object fn
     cdef object xp
@@ -534,9 +699,17 @@ cdef class SameShapeKernel:
     cdef dict storage_dtype
     cdef dict scalar_types
     cdef object write_one
+    cdef int c_op
+    cdef object f32_type  # NumPy's float32 scalar type, when its C layout was checked
 
     def __init__(self, fn, xp, backend, record_cls, dict storage_dtype, dict scalar_types,
-                 write_one):
+                 write_one, float_operator=None):
+        if not issubclass(record_cls, RecordBase):
+            raise TypeError(f"SameShapeKernel: record_cls must be a RecordBase class, "
+                            f"got {record_cls!r}")
+        if float_operator is not None and float_operator not in _OPERATORS:
+            raise ValueError(f"SameShapeKernel: float_operator must be one of "
+                             f"{sorted(_OPERATORS)} or None, got {float_operator!r}")
         self.fn = fn
         self.xp = xp
         self.backend = backend
@@ -544,13 +717,44 @@ cdef class SameShapeKernel:
         self.storage_dtype = storage_dtype
         self.scalar_types = scalar_types
         self.write_one = write_one
+        self.c_op = _OP_NONE if float_operator is None else _OPERATORS[float_operator]
+        self.f32_type = _checked_f32_type(scalar_types) if self.c_op != _OP_NONE else None
+        if self.f32_type is None:
+            self.c_op = _OP_NONE
+
+    @property
+    def c_arithmetic(self):
+        """Whether float32 scalars get the C arithmetic (see the class)."""
+        return self.c_op != _OP_NONE
 
     def __call__(self, ra, rb):
         return self.run(<RecordBase?>ra, <RecordBase?>rb)
 
     cdef object run(self, RecordBase ra, RecordBase rb):
+        cdef float x, y, r
+        va, vb = ra.values, rb.values
+        if (
+            self.c_op != _OP_NONE
+            and type(va) is self.f32_type
+            and type(vb) is self.f32_type
+            and ra.dtype is _float32
+            and rb.dtype is _float32
+        ):
+            x, y = tt_f32_value(va), tt_f32_value(vb)
+            if self.c_op == _OP_ADD:
+                r = x + y
+            elif self.c_op == _OP_SUB:
+                r = x - y
+            elif self.c_op == _OP_MUL:
+                r = x * y
+            else:
+                r = x / y
+            rec = _new_record(self.record_cls, tt_new_f32(self.f32_type, r), self.backend,
+                              4, _float32, ())
+            _count_buffer(self.backend)
+            return rec
         try:
-            out = self.fn(ra.values, rb.values, xp=self.xp)
+            out = self.fn(va, vb, xp=self.xp)
         except Exception:
             return None
         # A NumPy scalar (what 0-d arithmetic gives): its dtype and size by its type.
@@ -567,26 +771,65 @@ cdef class SameShapeKernel:
             if dtype is None or dtype is _string:
                 return self.write_one(out)
             rec = _new_record(self.record_cls, out, backend, out.nbytes, dtype, out.shape)
-        if isinstance(backend, BackendBase):
-            (<BackendBase>backend)._num_ids += 1
-        else:
-            backend._num_ids += 1
+        _count_buffer(backend)
         return rec
 
 
+cdef inline int _count_buffer(backend) except -1:
+    if isinstance(backend, BackendBase):
+        (<BackendBase>backend)._num_ids += 1
+    else:
+        backend._num_ids += 1
+    return 0
+
+
+cdef object _checked_f32_type(dict scalar_types):
+    """NumPy's float32 scalar type from ``scalar_types`` (type -> (dtype, itemsize)) if its
+    instances have the C layout ``tt_f32_value`` and ``tt_new_f32`` assume, else None."""
+    cdef float probe = 1.5
+    for cls, spec in scalar_types.items():
+        if spec != (_float32, 4):
+            continue
+        try:
+            if cls.__basicsize__ != tt_f32_size() or not isinstance(cls(probe), cls):
+                return None
+            if tt_f32_value(cls(probe)) != probe:
+                return None
+            made = tt_new_f32(cls, -2.25)
+            if type(made) is not cls or float(made) != -2.25 or made != cls(-2.25):
+                return None
+        except Exception:
+            return None
+        return cls
+    return None
+
+
+@cython.final
 @cython.auto_pickle(False)
 cdef class FastOp:
     """A public op whose calls with two live float32 tensors of one shape on the active
     backend go straight to one binary kernel (``Engine.make_op``'s ``fast_kernel``); any
     other call runs ``op_wrapper`` (the op's own checks). Unwatched, such a call is the
     kernel's math and one new handle; watched (a tape, a profile...), it takes
-    ``Engine._dispatch``. The op's creation site is its caller's line."""
+    ``Engine._dispatch``. The op's creation site is its caller's line.
 
+    Called through vectorcall (PEP 590, ``_fast_op_vectorcall``): the arguments arrive as a
+    C array, with no tuple or dict made for them; a call with other arguments passes them on
+    to ``op_wrapper`` the same way."""
+
+    cdef vectorcallfunc vectorcall
     cdef EngineBase engine
     cdef object kernel_name
     cdef object op_wrapper
+    # The engine's same-shape kernel table last seen and this op's kernel in it: one
+    # identity check per call while the table stands (the engine replaces it, never edits it).
+    cdef dict _fast_table
+    cdef object _fast
     cdef dict __dict__  # functools.wraps' fields
     cdef object __weakref__
+
+    def __cinit__(self, *args, **kwargs):
+        self.vectorcall = <vectorcallfunc>_fast_op_vectorcall
 
     def __init__(self, EngineBase engine, kernel_name, op_wrapper):
         self.engine = engine
@@ -598,15 +841,40 @@ cdef class FastOp:
         return self.__qualname__
 
     def __call__(self, *args, **kwargs):
-        cdef EngineBase engine = self.engine
-        cdef HandleBase a, b
-        cdef RecordBase ra, rb
-        cdef bint ok = False
-        backend = engine._backend
-        if len(args) == 2 and not kwargs:
-            x, y = args
-            if type(x) is _tensor_cls and type(y) is _tensor_cls:
-                a, b = <HandleBase>x, <HandleBase>y
+        # Callers that do not use vectorcall (``tp_call``): the same function.
+        return PyVectorcall_Call(self, args, kwargs)
+
+
+cdef object _fast_op_vectorcall(object callable, PyObject **args, size_t nargsf,
+                                PyObject *kwnames):
+    """``FastOp``'s call: ``args[0:nargs]`` are the positional arguments, ``kwnames`` the
+    keyword names (whose values follow them), as PEP 590 passes them."""
+    cdef FastOp self = <FastOp>callable
+    cdef EngineBase engine = self.engine
+    cdef HandleBase a, b
+    cdef RecordBase ra, rb
+    cdef bint ok = False
+    cdef Py_ssize_t nargs = PyVectorcall_NARGS(nargsf)
+    backend = engine._backend
+    if nargs == 2 and kwnames == NULL:
+        x, y = <object>args[0], <object>args[1]
+        if type(x) is _tensor_cls and type(y) is _tensor_cls:
+            a, b = <HandleBase>x, <HandleBase>y
+            if (
+                a.dtype is _float32
+                and b.dtype is _float32
+                and not a._disposed
+                and not b._disposed
+                and isinstance(a.data_id, RecordBase)
+                and isinstance(b.data_id, RecordBase)
+            ):
+                ra, rb = <RecordBase>a.data_id, <RecordBase>b.data_id
+                ok = (
+                    ra.backend is backend
+                    and rb.backend is backend
+                    and (a._shape is b._shape or a._shape == b._shape)
+                )
+            else:
                 ok = (
                     a.dtype is _float32
                     and b.dtype is _float32
@@ -616,45 +884,62 @@ cdef class FastOp:
                     and b.data_id.backend is backend
                     and (a._shape is b._shape or a._shape == b._shape)
                 )
-        cdef ContextBase ctx = _context()
-        site = ctx.site
-        if site is None and engine.track_sites:
-            site = _caller_site()
-        if ok:
-            if not engine._slow:
-                # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
-                # and one new handle, nothing else.
-                fast = engine._same_shape_kernels.get(self.kernel_name)
+    cdef ContextBase ctx = _context()
+    site = ctx.site
+    if site is None and engine.track_sites:
+        site = _caller_site()
+    if ok:
+        if not engine._slow:
+            # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
+            # and one new handle, nothing else.
+            table = engine._same_shape_kernels
+            if table is self._fast_table:
+                fast = self._fast
+            else:
+                fast = table.get(self.kernel_name) if table is not None else None
+                self._fast_table, self._fast = table, fast
+            if (
+                fast is not None
+                and isinstance(a.data_id, RecordBase)
+                and isinstance(b.data_id, RecordBase)
+            ):
+                ra, rb = <RecordBase>a.data_id, <RecordBase>b.data_id
                 if (
-                    fast is not None
-                    and isinstance(a.data_id, RecordBase)
-                    and isinstance(b.data_id, RecordBase)
+                    ra.shape is a._shape
+                    and rb.shape is b._shape
+                    and ra.dtype is _float32
+                    and rb.dtype is _float32
                 ):
-                    ra, rb = <RecordBase>a.data_id, <RecordBase>b.data_id
-                    if (
-                        ra.shape is a._shape
-                        and rb.shape is b._shape
-                        and ra.dtype is _float32
-                        and rb.dtype is _float32
-                    ):
-                        if type(fast) is SameShapeKernel:
-                            rec = (<SameShapeKernel>fast).run(ra, rb)
-                        else:  # a backend's own shortcut
-                            rec = fast(ra, rb)
-                        if rec is not None:
-                            return _make(engine, rec, rec.shape, rec.dtype, ctx, site)
-            if ctx.site is not None or site is None:
-                return engine._dispatch(self.kernel_name, args, None)
-        elif ctx.site is not None or site is None:
-            return self.op_wrapper(*args, **kwargs)
-        # Pin the caller's site for the call (the op's inner ops would find library frames).
-        ctx.site = site
-        try:
-            if ok:
-                return engine._dispatch(self.kernel_name, args, None)
-            return self.op_wrapper(*args, **kwargs)
-        finally:
-            ctx.site = None
+                    if type(fast) is SameShapeKernel:
+                        out = (<SameShapeKernel>fast).run(ra, rb)
+                    else:  # a backend's own shortcut
+                        out = fast(ra, rb)
+                    if isinstance(out, RecordBase):
+                        return _make(engine, out, (<RecordBase>out).shape,
+                                     (<RecordBase>out).dtype, ctx, site)
+                    if out is not None:
+                        return _make(engine, out, out.shape, out.dtype, ctx, site)
+        if ctx.site is not None or site is None:
+            return engine._dispatch(self.kernel_name, (x, y), None)
+    elif ctx.site is not None or site is None:
+        return PyObject_Vectorcall(self.op_wrapper, args, nargsf, kwnames)
+    # Pin the caller's site for the call (the op's inner ops would find library frames).
+    ctx.site = site
+    try:
+        if ok:
+            return engine._dispatch(self.kernel_name, (x, y), None)
+        return PyObject_Vectorcall(self.op_wrapper, args, nargsf, kwnames)
+    finally:
+        ctx.site = None
+
+
+# FastOp's instances are called through the function at their ``vectorcall`` field.
+cdef Py_ssize_t _vectorcall_offset():
+    cdef FastOp probe = FastOp.__new__(FastOp)
+    return <Py_ssize_t>(<char *>&probe.vectorcall - <char *><PyObject *>probe)
+
+
+tt_enable_vectorcall(FastOp, _vectorcall_offset())
 
 
 def fast_op(engine, kernel_name, op_wrapper):

@@ -70,6 +70,7 @@ class CoreState:
         "buffer_bytes",
         "peak_bytes",
         "check_bytes",
+        "alert_fired",
     )
 
 
@@ -156,6 +157,8 @@ def new_handle(
     cls: type, data_id: Any, shape: tuple[int, ...], dtype: str, scope_id: int | None, site: Any
 ) -> Any:
     """The one constructor of handles (``Tensor`` or ``Variable``): a new id and every field."""
+    if not issubclass(cls, HandleBase):
+        raise TypeError(f"new_handle: cls must be a HandleBase class, got {cls!r}")
     t = _new_object(cls)
     t.id = next(_ids)
     t.data_id = data_id
@@ -171,6 +174,8 @@ def new_handle(
 
 def new_record(cls: type, values: Any, backend: Any, nbytes: int, dtype: str) -> Any:
     """A buffer record of class ``cls`` holding ``values`` with one handle."""
+    if not issubclass(cls, RecordBase):
+        raise TypeError(f"new_record: cls must be a RecordBase class, got {cls!r}")
     rec = _new_object(cls)
     rec.values = values
     rec.refs = 1
@@ -329,7 +334,19 @@ class SameShapeKernel:
         storage_dtype: dict,
         scalar_types: dict,
         write_one: Any,
+        float_operator: str | None = None,
     ) -> None:
+        # ``float_operator``: the compiled core runs it in C on float32 scalars; the
+        # reference always runs ``fn`` (the same values: tests/test_engine_core_fastop.py).
+        if not issubclass(record_cls, RecordBase):
+            raise TypeError(
+                f"SameShapeKernel: record_cls must be a RecordBase class, got {record_cls!r}"
+            )
+        if float_operator not in (None, "+", "-", "*", "/"):
+            raise ValueError(
+                "SameShapeKernel: float_operator must be one of ['*', '+', '-', '/'] or None, "
+                f"got {float_operator!r}"
+            )
         self.fn = fn
         self.kwargs = {"xp": xp}
         self.backend = backend
@@ -337,6 +354,11 @@ class SameShapeKernel:
         self.storage_dtype = storage_dtype
         self.scalar_types = scalar_types
         self.write_one = write_one
+
+    @property
+    def c_arithmetic(self) -> bool:
+        """Whether float32 scalars get C arithmetic: never in the reference."""
+        return False
 
     def __call__(self, ra: Any, rb: Any) -> Any:
         try:

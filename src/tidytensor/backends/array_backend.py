@@ -259,9 +259,11 @@ class XpKernel:
         the tensors' own shape and dtype (no reshape, no relabel), returning the output's
         record, or None if the kernel raised (the caller then runs the general path, which
         reports or retries). The per-op core runs it (``_handles.SameShapeKernel``). None
-        for other arities."""
+        for other arities. A kernel module's ``FLOAT_OPERATORS`` names the Python operator
+        a kernel is on float inputs, which the compiled core runs in C on float32 scalars."""
         if _arity(self.fn) != 2:
             return None
+        family = importlib.import_module(self.fn.__module__)
         return SameShapeKernel(
             self.fn,
             backend.xp,
@@ -270,6 +272,7 @@ class XpKernel:
             DTYPE_OF_STORAGE,
             _SCALAR_TYPES,
             self._writer(backend),
+            getattr(family, "FLOAT_OPERATORS", {}).get(self.fn),
         )
 
     def bind(self, backend: ArrayBackend) -> Callable[[tuple, Any], Any]:

@@ -94,12 +94,12 @@ def _context_or_fresh() -> ScopeContext:
 class EngineState(CoreState):
     """Everything ``engine.reset()`` throws away. The per-op counters (``num_tensors``,
     ``num_string_tensors``, ``num_data_buffers``, ``num_bytes``, ``buffer_bytes``,
-    ``peak_bytes``, ``check_bytes``) are ``CoreState``'s fields (``_handles.py``)."""
+    ``peak_bytes``, ``check_bytes``, ``alert_fired``) are ``CoreState``'s fields
+    (``_handles.py``)."""
 
     __slots__ = (
         "registered_variables",
         "byte_limit",
-        "alert_fired",
         "leaked",
         "next_scope_id",
         "taping",

@@ -101,6 +101,11 @@ def real_div(a, b, *, xp):
         return from_double(xp.true_divide(a, b, dtype=xp.float64), a.dtype, xp)
 
 
+#: The Python operator each of these kernels is on float inputs (their first branch):
+#: ``SameShapeKernel`` runs it in C on two float32 scalars (``_handles_c.pyx``).
+FLOAT_OPERATORS = {add: "+", sub: "-", multiply: "*", real_div: "/"}
+
+
 def floor_div(a, b, *, xp):
     """Always int32 in TF.js's CPU backend, even for float32 inputs."""
     kind = a.dtype.kind

@@ -370,7 +370,6 @@ class SameShapeKernel:
         backend = self.backend
         if scalar is not None:
             dtype, nbytes = scalar
-            shape: tuple = ()
         else:
             try:
                 dtype = self.storage_dtype.get(out.dtype)
@@ -378,14 +377,8 @@ class SameShapeKernel:
                 return None
             if dtype is None or dtype is _string:
                 return self.write_one(out)
-            nbytes, shape = out.nbytes, out.shape
-        rec = _new_object(self.record_cls)
-        rec.values = out
-        rec.refs = 1
-        rec.backend = backend
-        rec.nbytes = nbytes
-        rec.shape = shape
-        rec.dtype = dtype
+            nbytes = out.nbytes
+        rec = new_record(self.record_cls, out, backend, nbytes, dtype)  # a scalar's shape is ()
         backend._num_ids += 1
         return rec
 

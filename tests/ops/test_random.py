@@ -97,8 +97,12 @@ def test_unseeded_truncated_normal_distribution():
 
 
 def test_unseeded_uniform_distribution():
+    # The draws are float64 in [minval, maxval); as in TF.js, storing them as float32 rounds
+    # a draw within half an ulp of maxval (about 1 in 3e7 here) up to maxval itself.
+    draws = random_engines.uniform_sampler(-2, 6, None)(N)
+    assert draws.min() >= -2 and draws.max() < 6
     v = tf.random_uniform([N], -2, 6).numpy()
-    assert v.min() >= -2 and v.max() < 6
+    assert v.min() >= -2 and v.max() <= 6
     assert abs(v.mean() - 2) < 0.03
     i = tf.random_uniform_int([N], 0, 10).numpy()
     assert i.dtype == np.int32 and i.min() == 0 and i.max() == 9

@@ -84,8 +84,10 @@ def random_standard_normal(shape: Any, dtype: str | None = None, seed: Any = Non
 def random_uniform(
     shape: Any, minval: float = 0, maxval: float = 1, dtype: str = "float32", seed: Any = None
 ) -> Tensor:
-    """Uniform samples in ``[minval, maxval)``; int32 values are truncated toward zero, as a
-    JS ``Int32Array`` stores them. ``seed`` may be a number or a string.
+    """Uniform samples drawn in ``[minval, maxval)`` as float64; int32 values are truncated
+    toward zero, as a JS ``Int32Array`` stores them. As in TF.js, storing a float32 rounds a
+    draw within half an ulp of ``maxval`` up to ``maxval``. ``seed`` may be a number or a
+    string.
 
     >>> x = tf.random_uniform([100], -1, 1, 'float32', 'my seed')
     >>> bool(((x >= -1) & (x < 1)).all())

@@ -37,7 +37,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="session")  # once: doctest_namespace is session-scoped
 def _doctest_namespace(doctest_namespace):
     doctest_namespace["tf"] = tf
     doctest_namespace["np"] = np

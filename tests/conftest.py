@@ -169,19 +169,21 @@ def _tidytensor_test_scope():
         engine.update_mode()
 
 
-@pytest.fixture(autouse=True)
-def _output_bounds_checked():
-    """With TIDYTENSOR_CHECK_OUTPUT_BOUNDS=1, every kernel's fresh buffers are checked
-    against its memory-limit bound (see output_bound_checker.py)."""
-    if os.environ.get("TIDYTENSOR_CHECK_OUTPUT_BOUNDS") != "1":
-        yield
-        return
-    from output_bound_checker import checked_output_bounds
+#: With TIDYTENSOR_CHECK_OUTPUT_BOUNDS=1, every kernel's fresh buffers are checked against its
+#: memory-limit bound (see output_bound_checker.py). The fixture exists only then: an autouse
+#: fixture costs every one of the ~16,000 tests its set-up and teardown.
+CHECK_OUTPUT_BOUNDS = os.environ.get("TIDYTENSOR_CHECK_OUTPUT_BOUNDS") == "1"
 
-    with checked_output_bounds() as record:
-        yield
-    log = os.environ.get("TIDYTENSOR_OUTPUT_BOUNDS_LOG")
-    if log:
-        with open(log, "a") as f:
-            f.writelines(f"{n} {b} {a}\n" for n, b, a in record.calls)
-    assert not record.violations, "\n".join(record.violations[:20])
+if CHECK_OUTPUT_BOUNDS:
+
+    @pytest.fixture(autouse=True)
+    def _output_bounds_checked():
+        from output_bound_checker import checked_output_bounds
+
+        with checked_output_bounds() as record:
+            yield
+        log = os.environ.get("TIDYTENSOR_OUTPUT_BOUNDS_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.writelines(f"{n} {b} {a}\n" for n, b, a in record.calls)
+        assert not record.violations, "\n".join(record.violations[:20])

@@ -26,6 +26,7 @@ import ast
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "src"
@@ -131,7 +132,15 @@ def _targets(
     return out
 
 
-def build_graph() -> tuple[dict[str, set[str]], dict[str, int], int, int, Counter]:
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def build_graph(
+    parse: Callable[[Path], ast.Module] = _parse,
+) -> tuple[dict[str, set[str]], dict[str, int], int, int, Counter]:
+    """The import graph of the package's modules, and its function-level imports. ``parse``
+    reads a file's tree (the tests pass a cache shared with other scans of the package)."""
     files = sorted((ROOT / PACKAGE).rglob("*.py"))
     modules = {module_name(f) for f in files}
     graph: dict[str, set[str]] = {m: set() for m in modules}
@@ -142,7 +151,7 @@ def build_graph() -> tuple[dict[str, set[str]], dict[str, int], int, int, Counte
         folders[str(f.parent.relative_to(ROOT))] += 1
         module = module_name(f)
         visitor = _Imports()
-        visitor.visit(ast.parse(f.read_text(encoding="utf-8")))
+        visitor.visit(parse(f))
         for node, in_function in visitor.found:
             targets = _targets(node, module, f.name == "__init__.py", modules)
             targets = [t for t in targets if t in modules and t != module]

@@ -80,6 +80,8 @@ def pytest_collection_modifyitems(config, items):
     every worker that gets one of those tests. (xdist hands out the largest groups first,
     then single tests in collection order.)"""
     for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue  # a group given by the test (package_sources.GROUP) holds its fixtures too
         info = getattr(item, "_fixtureinfo", None)
         module = item.nodeid.split("::")[0]
         for name in getattr(info, "names_closure", ()):
@@ -87,6 +89,7 @@ def pytest_collection_modifyitems(config, items):
             # fixtures of the test's own module only (a conftest's would group a folder)
             if defs and defs[-1].scope in ("module", "class") and defs[-1].baseid.startswith(module):
                 item.add_marker(pytest.mark.xdist_group(f"{defs[-1].baseid}::{name}"))
+                break  # one group per test: xdist reads the first
     _skip_for_backend(config, items)
 
 

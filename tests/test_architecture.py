@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import package_sources
 import tidytensor as tf
 from tidytensor.engine import ENGINE
 
@@ -23,9 +24,19 @@ def _import_graph():
     return module
 
 
+#: These tests read every module of the package, as other scans do: one worker, one parse.
+pytestmark = package_sources.GROUP
+
+
 @pytest.fixture(scope="module")
-def graph():
-    return _import_graph().build_graph()[0]
+def built_graph():
+    """``build_graph()``'s findings, made once."""
+    return _import_graph().build_graph(package_sources.source_tree)
+
+
+@pytest.fixture(scope="module")
+def graph(built_graph):
+    return built_graph[0]
 
 
 #: The core: each name is a module or a package (its modules together).
@@ -102,8 +113,8 @@ def test_op_family_imports_only_families_below_it(graph, index):
 FUNCTION_LEVEL_IMPORTS = {"tidytensor.pytest_plugin": 1}
 
 
-def test_function_level_imports_only_where_they_spare_an_import():
-    lazy_by_module = _import_graph().build_graph()[1]
+def test_function_level_imports_only_where_they_spare_an_import(built_graph):
+    lazy_by_module = built_graph[1]
     assert lazy_by_module == FUNCTION_LEVEL_IMPORTS
 
 

@@ -23,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
+import package_sources
 import tidytensor
 from completeness_catalog import INTERNAL_FAMILIES
+from package_sources import source_nodes
 from tidytensor.backends.array_backend import FAMILIES as KERNEL_FAMILIES
 from tidytensor.kernel_registry import get_gradient, get_kernels_for_backend
 
@@ -54,10 +56,10 @@ def _kernels_named_in(path: Path) -> frozenset[str]:
     modules, or a constant imported from one."""
     if not path.exists():
         return frozenset()
-    tree = ast.parse(path.read_text(), filename=str(path))
+    nodes = source_nodes(path)
     aliases: dict[str, str] = {}
     named: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom):
             source = _kernel_name_stem(node.module or "")
             for alias in node.names:
@@ -70,7 +72,7 @@ def _kernels_named_in(path: Path) -> frozenset[str]:
                     named.add(_constants("tfjs")[alias.name])
                 elif source in KERNEL_NAME_FILES and alias.name in _constants(source):
                     named.add(_constants(source)[alias.name])
-    for node in ast.walk(tree):
+    for node in nodes:
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
@@ -171,6 +173,7 @@ def _source_files_outside(*parts: str) -> list[Path]:
     return sorted(p for p in SRC.rglob("*.py") if not any(d in p.parents for d in skip))
 
 
+@package_sources.GROUP
 def test_only_ops_and_gradients_run_tidy_kernels():
     """Layers and optimizers run a fused kernel through its family's op: every kernel
     they run themselves (``run_kernel(k.ADD, ...)``) is one of TF.js's, spelled from
@@ -178,15 +181,15 @@ def test_only_ops_and_gradients_run_tidy_kernels():
     tfjs = {f"kernel_names.{c}" for c in _constants("tfjs")}
     offenders = []
     for path in _source_files_outside("ops", "gradients", "backends", "engine"):
-        tree = ast.parse(path.read_text(), filename=str(path))
+        nodes = source_nodes(path)
         kn_aliases = {
             a.asname or a.name
-            for node in ast.walk(tree)
+            for node in nodes
             if isinstance(node, ast.ImportFrom)
             for a in node.names
             if a.name == "kernel_names"
         }
-        for node in ast.walk(tree):
+        for node in nodes:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -213,7 +216,7 @@ def _imported_modules(path: Path) -> set[str]:
     """Modules a file imports, as dotted paths relative to the tidytensor package."""
     package = path.parent.relative_to(SRC).parts
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in source_nodes(path):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[: len(package) - (node.level - 1)]
             module = ".".join((*base, *(node.module or "").split("."))).strip(".")
@@ -224,6 +227,7 @@ def _imported_modules(path: Path) -> set[str]:
     return found
 
 
+@package_sources.GROUP
 def test_ops_and_gradients_take_geometry_from_below_the_kernels():
     """Shape geometry (conv windows, padding, axes, slices, broadcasting) lives in
     ``geometry/``, which ops, gradients and kernels all import; ops and gradients import no

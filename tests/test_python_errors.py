@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+import package_sources
 import tidytensor as tf
+from package_sources import SRC, source_files, source_nodes, source_text
 from tidytensor.layers.errors import LayersValueError
 from tidytensor.naming import did_you_mean
-
-SRC = Path(__file__).resolve().parents[1] / "src" / "tidytensor"
 
 
 def test_op_and_argument_names_are_snake_case():
@@ -224,13 +224,13 @@ _CAMEL = re.compile(r"(?<![\w.'\"/$\\-])([a-z]+[A-Z][A-Za-z0-9]*)\b")
 
 
 def _message_strings(path: Path):
-    tree = ast.parse(path.read_text())
+    nodes = source_nodes(path)
     docstrings = {
         id(node.value)
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
     }
-    for node in ast.walk(tree):
+    for node in nodes:
         if (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
@@ -240,11 +240,12 @@ def _message_strings(path: Path):
             yield node.lineno, node.value
 
 
+@package_sources.GROUP
 def test_no_camel_case_words_in_the_package_messages():
     """Every message string in the package (string constants with a space, docstrings
     aside) spells names as Python does; ``ops/_chained.py`` lists TF.js's names on purpose."""
     found = []
-    for path in sorted(SRC.rglob("*.py")):
+    for path in source_files():
         if path.name == "_chained.py":
             continue
         for line, text in _message_strings(path):
@@ -254,8 +255,9 @@ def test_no_camel_case_words_in_the_package_messages():
     assert found == []
 
 
+@package_sources.GROUP
 def test_typos_are_gone():
-    text = "\n".join(path.read_text() for path in SRC.rglob("*.py"))
+    text = "\n".join(source_text(path) for path in source_files())
     for typo in ("Error when checking : ", "(i.e.,tensor", "atleast", "Bidrectional", "evalution"):
         assert typo not in text
 
@@ -271,7 +273,7 @@ _QUOTES_TFJS = {"backends/xp_kernels/creation.py", "ops/spectral.py"}
 def _raised_strings(path: Path):
     """The string constants (f-string parts too) of each ``raise``, each ``...Error(...)`` /
     ``...Warning(...)`` built, and each ``warnings.warn(...)``."""
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in source_nodes(path):
         if isinstance(node, ast.Call):
             name = getattr(node.func, "attr", getattr(node.func, "id", ""))
             if not (name.endswith(("Error", "Exception", "Warning")) or name == "warn"):
@@ -283,9 +285,10 @@ def _raised_strings(path: Path):
                 yield sub.lineno, sub.value
 
 
+@package_sources.GROUP
 def test_no_javascript_literals_in_the_package_messages():
     found = set()
-    for path in sorted(SRC.rglob("*.py")):
+    for path in source_files():
         if str(path.relative_to(SRC)) in _QUOTES_TFJS:
             continue
         for line, text in _raised_strings(path):

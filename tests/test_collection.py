@@ -10,7 +10,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.xdist_group("grouping_probe")
+def test_xdist_groups_reach_the_workers(request):
+    """README's ``-n auto --dist loadgroup`` keeps the tests that share a module fixture on
+    one worker (tests/conftest.py groups them) only if pytest-xdist can tag their node ids
+    with the group. pytest-xdist 3.8 writes ``Node._nodeid``, which pytest 9.2 no longer
+    reads: then every group is silently ignored and each worker builds the shared fixtures
+    again (pyproject pins ``pytest<9.2``)."""
+    # A worker's config says dist "no"; pytest-xdist keeps the mode in option.loadgroup.
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not getattr(
+        request.config.option, "loadgroup", False
+    ):
+        pytest.skip("runs under pytest-xdist with --dist loadgroup (README's test command)")
+    assert request.node.nodeid.endswith("@grouping_probe"), request.node.nodeid
 
 
 def test_two_directories_with_their_own_conftest_collect_together():

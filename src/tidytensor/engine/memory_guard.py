@@ -1,6 +1,7 @@
 """The memory limit's checks before anything is allocated.
 
-With ``tf.config.set_memory_limit`` set, the engine's kernel table holds guarded kernels
+With ``tf.config.set_memory_limit`` set, the engine's ``kernel_guard`` is one of its kernel
+wrappers (``Engine.add_kernel_wrapper``), so its kernel table holds guarded kernels
 (``guard_kernel``): each computes what its kernel will allocate (``output_bounds``) and
 raises ``ResourceExhaustedError`` before the kernel runs when that would take live tensor
 memory past the limit. Ops that make values on the host (random, zeros, ones) call
@@ -21,6 +22,15 @@ from ..naming import snake_case
 from . import kernel_scratch
 from .memory import budget_message
 from .output_bounds import Need, Out, bound_of
+
+
+def kernel_guard(engine: Any) -> Callable[[str, Callable], Callable]:
+    """The kernel wrapper that guards each kernel against ``engine``'s memory limit."""
+
+    def guard(kernel_name: str, kernel: Callable) -> Callable:
+        return guard_kernel(engine, kernel_name, kernel)
+
+    return guard
 
 
 def guard_kernel(engine: Any, kernel_name: str, kernel: Callable) -> Callable:

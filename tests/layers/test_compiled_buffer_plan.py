@@ -154,10 +154,6 @@ def test_a_thousand_replayed_model_steps_leak_nothing(cleanup):
 
 
 # ------------------------------------------------------------------ the kernels' own arrays
-def _idle(arrays, free_refs):
-    return sum(a.nbytes for a in arrays if sys.getrefcount(a) <= free_refs)
-
-
 def _adam_pool_bytes():
     """Bytes of the arrays Adam's flat update keeps that no tensor holds (read here from its
     pool, independently of kernel_scratch)."""
@@ -200,10 +196,10 @@ def test_the_recurrent_kernels_pool_is_counted_and_freed_with_the_backend(cleanu
     y = cleanup(tf.tensor(RNG.normal(size=(4, 3)).astype("float32")))
     model.train_on_batch(x, y)
     model.train_on_batch(x, y)
-    pooled = [a for bucket in recurrent_pool._POOL._buckets.values() for a in bucket]
-    idle = _idle(pooled, recurrent_pool._FREE_REFS + 1)  # + this list
-    del pooled
-    assert idle > 0
+    # The layer's own pool (its scratch owner's): arrays no tensor or kernel uses.
+    pool = recurrent_pool.pool_of(model.layers[0]._scratch_owner)
+    idle = sum(e.base.nbytes for b in pool._buckets.values() for e in b if not e.lent)
+    assert idle > 0 and idle == pool.idle_bytes()
     before = tf.config.get_memory_info()["current"]  # synced: the idle pool included
     recurrent_kernels.clear_buffer_pool()
     assert tf.config.get_memory_info()["current"] == before - idle

@@ -6,21 +6,35 @@ outputs), the recurrent sequence kernels' pool (their workspace and per-step buf
 convolutions' workspaces. An array such a *pool* hands out as a kernel's output is a tensor's
 buffer, counted by its record; an array the pool alone holds (*idle*) is counted here.
 
-Each pool registers a *source*: a function returning the bytes of its idle arrays now. After
-each call of a kernel that uses a pool (``counted_kernels``), ``sync`` sets that source's
-share of the engine's ``buffer_bytes`` to what the source reports, so the byte counters, the
-peak (``tf.config.get_memory_info``) and the memory limit see the pools. ``scratch_bytes``
-reports the total. The counts are the calling thread's: a pool that lives in one thread is
-synced by the kernels that run there.
+Two ways to count a pool's idle arrays:
+
+- *Exact* (a ``Holding``, the recurrent pool): the pool reports each change of its idle
+  bytes as it happens (an array made or dropped, lent to a kernel, or back from one when the
+  last view of it dies) with ``Holding.add``, which moves the engine's ``buffer_bytes`` by as
+  much at once. Nothing needs syncing: the memory limit's check before each kernel reads
+  exact live bytes. A pool may belong to an *owner* (``ScratchOwner``, e.g. a recurrent
+  layer): ``owner.release()`` (the layer's dispose) or the owner's garbage collection drops
+  the pool's arrays and uncounts them.
+- *Synced* (a source, ``register_source``: Adam's update, the convolutions' workspaces): a
+  function returning the bytes of its idle arrays now. After each call of a kernel that uses
+  the pool (``counted_kernels``), ``sync`` sets that source's share of the engine's
+  ``buffer_bytes`` to what the source reports. ``sync_all`` (memory reports, the memory
+  limit's checks, an optimizer's commit) syncs every source. The counts are the calling
+  thread's: a pool that lives in one thread is synced by the kernels that run there.
+
+``scratch_bytes`` reports the total of both.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "Holding",
+    "ScratchOwner",
     "bind",
     "counted_kernels",
     "register_source",
@@ -36,6 +50,69 @@ _RELEASES: dict[str, Callable[[], None]] = {}
 #: module sits below the engine and imports none of it).
 _STATE_OF: list[Callable[[], Any]] = []
 _COUNTED = threading.local()  # .state: the state counted into; .bytes: source -> bytes counted
+
+
+class Holding:
+    """The idle bytes of one exactly counted pool (see the module's doc)."""
+
+    __slots__ = ("__weakref__", "_counted", "_state", "bytes", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        #: The pool's idle bytes now.
+        self.bytes = 0
+        #: The engine state they are counted in (a new one, after ``engine.reset()``, has
+        #: counted none of them), and how many are counted there.
+        self._state: Any = None
+        self._counted = 0
+        _HOLDINGS.add(self)
+
+    def add(self, delta: int) -> None:
+        """The pool's idle bytes changed by ``delta``: the engine's live bytes follow."""
+        self.bytes += delta
+        self.settle()
+
+    def settle(self, state: Any = None) -> None:
+        """Counts the pool's idle bytes in ``state`` (the engine's current one by default)."""
+        if state is None:
+            state = _engine_state()
+        counted = self._counted if self._state is state else 0  # a new state: none yet
+        self._state, self._counted = state, self.bytes
+        _move(state, self.bytes - counted)
+
+
+#: Every live ``Holding``: ``sync_all`` counts them in a new engine state.
+_HOLDINGS: weakref.WeakSet = weakref.WeakSet()
+#: The engine state every holding is counted in since the last ``sync_all`` (one made later
+#: counts itself in the current state as its pool changes).
+_SETTLED: list[Any] = [None]
+
+
+class ScratchOwner:
+    """What a kernel's pools belong to (a recurrent layer passes one to its kernels): its
+    pools' arrays go, and are uncounted, when it is released (``release``: the layer's
+    dispose) or garbage-collected."""
+
+    __slots__ = ("__weakref__", "_releases", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._releases: list[Callable[[], None]] = []
+
+    def on_release(self, release: Callable[[], None]) -> None:
+        """``release()`` drops a pool of this owner: run by ``release`` or, for an owner
+        garbage-collected unreleased, by its finalizer (``release`` must not hold it)."""
+        self._releases.append(release)
+        weakref.finalize(self, release)
+
+    def release(self) -> None:
+        """Drops this owner's pools now (they are made again if the owner runs a kernel)."""
+        releases, self._releases = self._releases, []
+        for release in releases:
+            release()
+
+    def __repr__(self) -> str:
+        return f"ScratchOwner({self.name!r})"
 
 
 def register_source(
@@ -70,13 +147,16 @@ def sync(name: str, state: Any = None) -> None:
         state = _engine_state()
     counted = _counted(state)
     held = _SOURCES[name]()
-    delta = held - counted.get(name, 0)
+    _move(state, held - counted.get(name, 0))
+    counted[name] = held
+
+
+def _move(state: Any, delta: int) -> None:
     if delta == 0:
         return
     if delta < 0 and state.buffer_bytes > state.peak_bytes:
         state.peak_bytes = state.buffer_bytes  # the peak is kept where live bytes go down
     state.buffer_bytes += delta
-    counted[name] = held
 
 
 def bind(state_of: Callable[[], Any]) -> None:
@@ -89,8 +169,16 @@ def _engine_state() -> Any:
 
 
 def sync_all(state: Any = None) -> None:
+    """Syncs every source, and counts every exact pool in ``state`` if it is new."""
+    if state is None:
+        state = _engine_state()
     for name in list(_SOURCES):
         sync(name, state)
+    if _SETTLED[0] is not state:  # an engine reset: count every exact pool in the new state
+        for holding in list(_HOLDINGS):
+            if holding._state is not state:
+                holding.settle(state)
+        _SETTLED[0] = state
 
 
 def scratch_bytes(state: Any = None) -> int:
@@ -98,7 +186,8 @@ def scratch_bytes(state: Any = None) -> int:
     if state is None:
         state = _engine_state()
     sync_all(state)
-    return sum(_counted(state).values())
+    exact = sum(h._counted for h in list(_HOLDINGS) if h._state is state)
+    return sum(_counted(state).values()) + exact
 
 
 def counted_kernels(name: str, kernels: dict[str, Callable]) -> dict[str, Callable]:

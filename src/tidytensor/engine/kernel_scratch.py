@@ -32,10 +32,15 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "Holding",
+    "Pooled",
     "ScratchOwner",
     "bind",
+    "drop",
+    "lend",
     "counted_kernels",
     "register_source",
     "release",
@@ -72,6 +77,10 @@ class Holding:
         self.bytes += delta
         self.settle()
 
+    def clear(self) -> None:
+        """The pool dropped all its arrays."""
+        self.add(-self.bytes)
+
     def settle(self, state: Any = None) -> None:
         """Counts the pool's idle bytes in ``state`` (the engine's current one by default)."""
         if state is None:
@@ -79,6 +88,45 @@ class Holding:
         counted = self._counted if self._state is state else 0  # a new state: none yet
         self._state, self._counted = state, self.bytes
         _move(state, self.bytes - counted)
+
+
+class Pooled:
+    """One NumPy array an exactly counted pool keeps: ``lent`` while something uses it
+    (``lend``), ``dropped`` once the pool let go of it (``drop``)."""
+
+    __slots__ = ("base", "dropped", "lent")
+
+    def __init__(self, base: Any) -> None:
+        self.base, self.lent, self.dropped = base, False, False
+
+
+def lend(entry: Pooled, holding: Holding, lock: Any) -> Any:
+    """``entry``'s array, lent: a new array object over its memory (of its shape). Every view
+    made of it, and a tensor buffer it becomes, keep that object alive; when the last of them
+    dies, its finalizer gives the array back to the pool, idle (``holding`` plus its bytes,
+    under ``lock``, a ``threading.RLock``: the finalizer may run while its thread holds it).
+    An idle entry lent again: the caller takes its bytes off ``holding`` first."""
+    entry.lent = True
+    base = entry.base
+    flat = np.frombuffer(memoryview(base).cast("B"), dtype=base.dtype)
+    weakref.finalize(flat, _given_back, entry, holding, lock).atexit = False
+    return flat.reshape(base.shape) if base.ndim != 1 else flat
+
+
+def _given_back(entry: Pooled, holding: Holding, lock: Any) -> None:
+    with lock:
+        entry.lent = False
+        if not entry.dropped:
+            holding.add(entry.base.nbytes)
+
+
+def drop(entries: Any, holding: Holding) -> None:
+    """The pool lets go of ``entries``: the idle ones leave ``holding`` now, the lent ones
+    are not given back (the caller holds the pool's lock)."""
+    for entry in entries:
+        entry.dropped = True
+        if not entry.lent:
+            holding.add(-entry.base.nbytes)
 
 
 #: Every live ``Holding``: ``sync_all`` counts them in a new engine state.

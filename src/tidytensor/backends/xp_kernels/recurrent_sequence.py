@@ -129,81 +129,51 @@ def outputs(*arrays):
 
 
 # ------------------------------------------------------------------------- buffer pool
-class _Entry:
-    """One pooled array; ``lent`` while a kernel or a tensor uses it, ``dropped`` once the
-    pool let go of it."""
-
-    __slots__ = ("base", "dropped", "lent")
-
-    def __init__(self, base):
-        self.base, self.lent, self.dropped = base, False, False
-
-
 class _Pool:
-    """Float32 NumPy arrays by shape, lent to one user at a time, their idle bytes counted
-    exactly (a ``kernel_scratch.Holding``).
+    """Float32 NumPy arrays by shape, lent to one user at a time (``kernel_scratch.lend``),
+    their idle bytes counted exactly (a ``kernel_scratch.Holding``).
 
-    ``take`` lends an idle array as a new array object over its memory: every view a kernel
-    makes of it, and the tensor buffer a kernel returns it as, keeps that object alive, and
-    when the last of them dies its finalizer gives the array back, idle again (the
-    ``weakref.finalize`` runs as the tensor's buffer is freed). The holding moves at each
-    change: minus an array's bytes when it is lent, plus when it comes back, minus when the
-    pool drops an idle one (``clear``, or its shape evicted)."""
+    Every view a kernel makes of a lent array, and the tensor buffer a kernel returns it as,
+    keep it lent; when the last of them dies, it is given back, idle again (as the tensor's
+    buffer is freed). The holding moves at each change: minus an array's bytes when it is
+    lent again, plus when it comes back, minus when the pool drops an idle one (``clear``,
+    or its shape evicted)."""
 
     def __init__(self, name: str, per_shape: int = 4, shapes: int = 64):
         self._buckets: OrderedDict = OrderedDict()
         self._per_shape = per_shape
         self._shapes = shapes
-        self._lock = threading.RLock()  # a finalizer may give an array back while it is held
+        self._lock = threading.RLock()  # an array may come back while the lock is held
         self.holding = kernel_scratch.Holding(name)
 
     def take(self, xp, shape: tuple[int, ...]):
         if xp is not np or count(shape) == 0:
             return xp.empty(shape, dtype=xp.float32)  # only NumPy memory is lent and counted
-        with self._lock:
+        holding, lock = self.holding, self._lock
+        with lock:
             bucket = self._buckets.get(shape)
             if bucket is None:
                 bucket = self._buckets[shape] = []
                 if len(self._buckets) > self._shapes:
-                    self._drop(self._buckets.popitem(last=False)[1])
+                    kernel_scratch.drop(self._buckets.popitem(last=False)[1], holding)
             else:
                 self._buckets.move_to_end(shape)
                 for entry in bucket:
                     if not entry.lent:
-                        self.holding.add(-entry.base.nbytes)
-                        return self._lend(entry)
+                        holding.add(-entry.base.nbytes)
+                        return kernel_scratch.lend(entry, holding, lock)
             base = np.empty(shape, dtype=np.float32)
             if len(bucket) >= self._per_shape:
                 return base  # not pooled: freed with its last user
-            entry = _Entry(base)
+            entry = kernel_scratch.Pooled(base)
             bucket.append(entry)
-            return self._lend(entry)
-
-    def _lend(self, entry: _Entry):
-        entry.lent = True
-        base = entry.base
-        lent = np.frombuffer(memoryview(base).cast("B"), dtype=np.float32)
-        back = weakref.finalize(lent, self._returned, entry)
-        back.atexit = False
-        return lent.reshape(base.shape) if base.ndim != 1 else lent
-
-    def _returned(self, entry: _Entry) -> None:
-        with self._lock:
-            entry.lent = False
-            if not entry.dropped:
-                self.holding.add(entry.base.nbytes)
-
-    def _drop(self, entries: list) -> None:
-        for entry in entries:
-            entry.dropped = True
-            if not entry.lent:
-                self.holding.add(-entry.base.nbytes)
+            return kernel_scratch.lend(entry, holding, lock)
 
     def clear(self) -> None:
         """Drops every array (those lent go when their last user lets go of them)."""
         with self._lock:
             for bucket in self._buckets.values():
-                self._drop(bucket)
+                kernel_scratch.drop(bucket, self.holding)
             self._buckets.clear()
 
     def idle_bytes(self) -> int:

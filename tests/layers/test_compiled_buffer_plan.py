@@ -6,7 +6,6 @@ kernels' pool) are counted in the engine's live bytes."""
 
 from __future__ import annotations
 
-import sys
 import tracemalloc
 
 import numpy as np
@@ -157,11 +156,12 @@ def test_a_thousand_replayed_model_steps_leak_nothing(cleanup):
 def _adam_pool_bytes():
     """Bytes of the arrays Adam's flat update keeps that no tensor holds (read here from its
     pool, independently of kernel_scratch)."""
-    scratch = adam_kernels._SCRATCH
-    held = sum(a.nbytes for a in scratch.arrays[1:]) if hasattr(scratch, "arrays") else 0
-    pooled = list(scratch.outputs[1]) if hasattr(scratch, "outputs") else []
-    # The list and this frame's name (each +1), and getrefcount's argument.
-    return held + sum(a.nbytes for a in pooled if sys.getrefcount(a) <= 4)
+    kept = getattr(adam_kernels._SCRATCH, "kept", None)
+    if kept is None:
+        return 0
+    held = sum(a.nbytes for a in kept.scratch[1:]) if kept.scratch is not None else 0
+    # Pooled outputs no part of which is a tensor's buffer (nor any view of them).
+    return held + sum(e.base.nbytes for e in kept.outputs if not e.lent)
 
 
 @pytest.mark.parametrize("eager", [True, False])

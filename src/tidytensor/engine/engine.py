@@ -404,6 +404,7 @@ class Engine(
         self._kernel_source = ({}, None, {}, ())
         _scope_context.set(ScopeContext())
         self.update_mode()
+        kernel_scratch.sync_all(self.state)  # the arrays kernels keep, in the new counters
 
 
 def tensors_in(container: Any) -> list[Tensor]:

@@ -2,32 +2,28 @@
 
 Some kernels keep arrays from call to call, so that a step does not page-fault fresh
 multi-megabyte buffers in again: Adam's flat update (its scratch and its pool of flat
-outputs), the recurrent sequence kernels' pool (their workspace and per-step buffers), the
-convolutions' workspaces. An array such a *pool* hands out as a kernel's output is a tensor's
-buffer, counted by its record; an array the pool alone holds (*idle*) is counted here.
+outputs, ``xp_kernels/optimizers.py``), the recurrent sequence kernels' pools (their
+workspace and per-step buffers, ``xp_kernels/recurrent_sequence.py``), the convolutions'
+workspaces (``xp_kernels/conv_gemm.py``). An array such a *pool* lends out as a kernel's
+output is a tensor's buffer, counted by its record; an array the pool alone holds (*idle*)
+is counted here.
 
-Two ways to count a pool's idle arrays:
+Each pool counts its idle bytes exactly, as they change, in a ``Holding``: ``add`` moves
+the engine's ``buffer_bytes`` by as much at once (an array made or dropped, lent with
+``lend``, given back when the last view of it dies: the finalizer runs as the tensor's
+buffer is freed). Nothing is synced per kernel: the memory limit's check before each
+kernel reads exact live bytes. ``sync_all`` only counts every pool in a new engine state
+(``engine.reset()``).
 
-- *Exact* (a ``Holding``, the recurrent pool): the pool reports each change of its idle
-  bytes as it happens (an array made or dropped, lent to a kernel, or back from one when the
-  last view of it dies) with ``Holding.add``, which moves the engine's ``buffer_bytes`` by as
-  much at once. Nothing needs syncing: the memory limit's check before each kernel reads
-  exact live bytes. A pool may belong to an *owner* (``ScratchOwner``, e.g. a recurrent
-  layer): ``owner.release()`` (the layer's dispose) or the owner's garbage collection drops
-  the pool's arrays and uncounts them.
-- *Synced* (a source, ``register_source``: Adam's update, the convolutions' workspaces): a
-  function returning the bytes of its idle arrays now. After each call of a kernel that uses
-  the pool (``counted_kernels``), ``sync`` sets that source's share of the engine's
-  ``buffer_bytes`` to what the source reports. ``sync_all`` (memory reports, the memory
-  limit's checks, an optimizer's commit) syncs every source. The counts are the calling
-  thread's: a pool that lives in one thread is synced by the kernels that run there.
-
-``scratch_bytes`` reports the total of both.
+A pool may belong to an *owner* (``ScratchOwner``: a recurrent layer passes its own to its
+kernels): ``owner.release()`` (the layer's dispose) or the owner's garbage collection drops
+the pool's arrays and uncounts them. ``release(name)`` drops a named pool of the calling
+thread (``register_release``: Adam's, when the optimizer is disposed). ``scratch_bytes``
+reports the total.
 """
 
 from __future__ import annotations
 
-import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -41,20 +37,16 @@ __all__ = [
     "bind",
     "drop",
     "lend",
-    "counted_kernels",
-    "register_source",
+    "register_release",
     "release",
     "scratch_bytes",
-    "sync",
     "sync_all",
 ]
 
-_SOURCES: dict[str, Callable[[], int]] = {}
 _RELEASES: dict[str, Callable[[], None]] = {}
 #: How to find the engine's current state: set by ``bind`` when the engine is made (this
 #: module sits below the engine and imports none of it).
 _STATE_OF: list[Callable[[], Any]] = []
-_COUNTED = threading.local()  # .state: the state counted into; .bytes: source -> bytes counted
 
 
 class Holding:
@@ -151,7 +143,7 @@ class ScratchOwner:
         """``release()`` drops a pool of this owner: run by ``release`` or, for an owner
         garbage-collected unreleased, by its finalizer (``release`` must not hold it)."""
         self._releases.append(release)
-        weakref.finalize(self, release)
+        weakref.finalize(self, release).atexit = False
 
     def release(self) -> None:
         """Drops this owner's pools now (they are made again if the owner runs a kernel)."""
@@ -163,40 +155,16 @@ class ScratchOwner:
         return f"ScratchOwner({self.name!r})"
 
 
-def register_source(
-    name: str, source: Callable[[], int], release: Callable[[], None] | None = None
-) -> None:
-    """``source()``: the bytes of the idle arrays of the pool called ``name``; ``release()``
-    (optional) drops them (``release(name)`` calls it, e.g. when the optimizer whose updates
-    use the pool is disposed)."""
-    _SOURCES[name] = source
-    if release is not None:
-        _RELEASES[name] = release
+def register_release(name: str, release: Callable[[], None]) -> None:
+    """``release()`` drops the calling thread's pool called ``name`` (``release(name)``)."""
+    _RELEASES[name] = release
 
 
-def release(name: str, state: Any = None) -> None:
-    """Drops the calling thread's idle arrays of the pool ``name`` and uncounts them."""
-    drop = _RELEASES.get(name)
-    if drop is not None:
-        drop()
-        sync(name, state)
-
-
-def _counted(state: Any) -> dict[str, int]:
-    if getattr(_COUNTED, "state", None) is not state:  # a new engine state: nothing counted
-        _COUNTED.state = state
-        _COUNTED.bytes = {}
-    return _COUNTED.bytes
-
-
-def sync(name: str, state: Any = None) -> None:
-    """Brings the engine's live bytes up to date with the pool ``name``'s idle arrays."""
-    if state is None:
-        state = _engine_state()
-    counted = _counted(state)
-    held = _SOURCES[name]()
-    _move(state, held - counted.get(name, 0))
-    counted[name] = held
+def release(name: str) -> None:
+    """Drops the calling thread's arrays of the pool ``name`` (and uncounts them)."""
+    drop_pool = _RELEASES.get(name)
+    if drop_pool is not None:
+        drop_pool()
 
 
 def _move(state: Any, delta: int) -> None:
@@ -208,7 +176,7 @@ def _move(state: Any, delta: int) -> None:
 
 
 def bind(state_of: Callable[[], Any]) -> None:
-    """``state_of()``: the engine's current state (what ``sync`` counts into by default)."""
+    """``state_of()``: the engine's current state (what the pools count into)."""
     _STATE_OF[:] = [state_of]
 
 
@@ -217,12 +185,11 @@ def _engine_state() -> Any:
 
 
 def sync_all(state: Any = None) -> None:
-    """Syncs every source, and counts every exact pool in ``state`` if it is new."""
+    """Counts every pool in ``state`` (the engine's current one by default) if it is a new
+    one (after ``engine.reset()``); otherwise nothing to do: the pools count as they go."""
     if state is None:
         state = _engine_state()
-    for name in list(_SOURCES):
-        sync(name, state)
-    if _SETTLED[0] is not state:  # an engine reset: count every exact pool in the new state
+    if _SETTLED[0] is not state:
         for holding in list(_HOLDINGS):
             if holding._state is not state:
                 holding.settle(state)
@@ -230,28 +197,8 @@ def sync_all(state: Any = None) -> None:
 
 
 def scratch_bytes(state: Any = None) -> int:
-    """The bytes of the pools' idle arrays the engine counts now (after syncing them all)."""
+    """The bytes of the pools' idle arrays the engine counts now."""
     if state is None:
         state = _engine_state()
     sync_all(state)
-    exact = sum(h._counted for h in list(_HOLDINGS) if h._state is state)
-    return sum(_counted(state).values()) + exact
-
-
-def counted_kernels(name: str, kernels: dict[str, Callable]) -> dict[str, Callable]:
-    """``kernels``, each syncing the pool ``name`` after it returns (or raises)."""
-
-    def counted(fn: Callable) -> Callable:
-        def kernel(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                sync(name)
-
-        kernel.__name__ = fn.__name__
-        kernel.__qualname__ = fn.__qualname__
-        kernel.__doc__ = fn.__doc__
-        kernel.__wrapped__ = fn  # type: ignore[attr-defined]
-        return kernel
-
-    return {kernel_name: counted(fn) for kernel_name, fn in kernels.items()}
+    return sum(h._counted for h in list(_HOLDINGS) if h._state is state)

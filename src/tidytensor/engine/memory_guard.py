@@ -19,7 +19,6 @@ from typing import Any
 
 from ..errors import ResourceExhaustedError
 from ..naming import snake_case
-from . import kernel_scratch
 from .memory import budget_message
 from .output_bounds import Need, Out, bound_of
 
@@ -40,7 +39,7 @@ def guard_kernel(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
     def guarded(inputs: tuple, attrs: Any) -> Any:
         state = engine.state
         need = bound(inputs, attrs)
-        kernel_scratch.sync_all(state)  # the arrays kernels keep count against the limit
+        # The arrays kernels keep are in buffer_bytes already (kernel_scratch counts exactly).
         if state.buffer_bytes + need.nbytes > state.byte_limit:
             raise over_limit_error(engine, need, op_name(engine, kernel_name))
         return kernel(inputs, attrs)
@@ -68,7 +67,6 @@ def check_host_allocation(
     if state.byte_limit == float("inf"):
         return
     need = Need((Out(tuple(int(d) for d in shape), dtype),), scratch)
-    kernel_scratch.sync_all(state)
     if state.buffer_bytes + need.nbytes > state.byte_limit:
         raise over_limit_error(engine, need, op_name)
 

@@ -24,6 +24,7 @@ reports the total.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -67,7 +68,14 @@ class Holding:
     def add(self, delta: int) -> None:
         """The pool's idle bytes changed by ``delta``: the engine's live bytes follow."""
         self.bytes += delta
-        self.settle()
+        state = _STATE_OF[0]()
+        if state is not self._state:
+            self.settle(state)
+            return
+        self._counted += delta
+        if delta < 0 and state.buffer_bytes > state.peak_bytes:
+            state.peak_bytes = state.buffer_bytes  # the peak is kept where live bytes go down
+        state.buffer_bytes += delta
 
     def clear(self) -> None:
         """The pool dropped all its arrays."""
@@ -86,28 +94,32 @@ class Pooled:
     """One NumPy array an exactly counted pool keeps: ``lent`` while something uses it
     (``lend``), ``dropped`` once the pool let go of it (``drop``)."""
 
-    __slots__ = ("base", "dropped", "lent")
+    __slots__ = ("_back", "_bytes", "base", "dropped", "lent")
 
     def __init__(self, base: Any) -> None:
         self.base, self.lent, self.dropped = base, False, False
+        self._bytes = memoryview(base).cast("B")  # what each lent array is made over
+        self._back: Any = None  # the weak reference to the lent array, while it is lent
 
 
 def lend(entry: Pooled, holding: Holding, lock: Any) -> Any:
     """``entry``'s array, lent: a new array object over its memory (of its shape). Every view
     made of it, and a tensor buffer it becomes, keep that object alive; when the last of them
-    dies, its finalizer gives the array back to the pool, idle (``holding`` plus its bytes,
-    under ``lock``, a ``threading.RLock``: the finalizer may run while its thread holds it).
-    An idle entry lent again: the caller takes its bytes off ``holding`` first."""
+    dies, the callback of the entry's weak reference to it gives the array back to the pool,
+    idle (``holding`` plus its bytes, under ``lock``, a ``threading.RLock``: the callback may
+    run while its thread holds it). An idle entry lent again: the caller takes its bytes off
+    ``holding`` first."""
     entry.lent = True
     base = entry.base
-    flat = np.frombuffer(memoryview(base).cast("B"), dtype=base.dtype)
-    weakref.finalize(flat, _given_back, entry, holding, lock).atexit = False
+    flat = np.frombuffer(entry._bytes, dtype=base.dtype)
+    entry._back = weakref.ref(flat, functools.partial(_given_back, entry, holding, lock))
     return flat.reshape(base.shape) if base.ndim != 1 else flat
 
 
-def _given_back(entry: Pooled, holding: Holding, lock: Any) -> None:
+def _given_back(entry: Pooled, holding: Holding, lock: Any, _ref: Any) -> None:
     with lock:
         entry.lent = False
+        entry._back = None
         if not entry.dropped:
             holding.add(entry.base.nbytes)
 

@@ -147,7 +147,7 @@ class _Pool:
         self.holding = kernel_scratch.Holding(name)
 
     def take(self, xp, shape: tuple[int, ...]):
-        if xp is not np or count(shape) == 0:
+        if xp is not np or 0 in shape:
             return xp.empty(shape, dtype=xp.float32)  # only NumPy memory is lent and counted
         holding, lock = self.holding, self._lock
         with lock:

@@ -56,6 +56,21 @@ def test_disposing_a_model_takes_its_recurrent_pool_out_of_the_live_bytes(compil
     x.dispose()
 
 
+def test_a_wrapped_recurrent_layers_pools_go_with_the_wrapper():
+    x = tf.ones([4, 10, 8])
+    live = _current()
+    model = L.models.sequential()
+    wrapped = L.lstm(units=8, return_sequences=True)
+    model.add(L.bidirectional(layer=wrapped, input_shape=[10, 8]))
+    model.add(L.time_distributed(layer=L.dense(units=2)))
+    for _ in range(2):
+        tf.dispose(model.predict(x))
+    assert _current() > live
+    model.dispose()  # the wrapper disposes the forward and backward layers' weights
+    assert _current() == live
+    x.dispose()
+
+
 def test_a_pooled_output_is_counted_idle_the_moment_its_tensor_is_freed():
     layer = L.lstm(units=6, input_shape=[5, 3], return_sequences=True)
     x = tf.ones([2, 5, 3])

@@ -1,10 +1,12 @@
 """``recorded_kernels()``: the names of the kernels the engine dispatches inside a ``with``
-block, in order (for tests that check which kernels an op or a training step runs)."""
+block, in order (for tests that check which kernels an op or a training step runs). A kernel
+wrapper (``Engine.kernels_wrapped``): while it is registered every kernel call dispatches,
+the fast op path's same-shape shortcuts included."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import tidytensor as tf
 
@@ -12,19 +14,13 @@ import tidytensor as tf
 @contextlib.contextmanager
 def recorded_kernels() -> Iterator[list[str]]:
     seen: list[str] = []
-    engine = tf.engine()
-    engine.backend  # noqa: B018 - the kernel table exists once a backend is active
-    kernels = engine._bind_all_kernels()
 
-    def recording(name, fn):
+    def recording(name: str, fn: Callable) -> Callable:
         def kernel(inputs, attrs):
             seen.append(name)
             return fn(inputs, attrs)
 
         return kernel
 
-    engine._kernels = {name: recording(name, fn) for name, fn in kernels.items()}
-    try:
+    with tf.engine().kernels_wrapped(recording):
         yield seen
-    finally:
-        engine._kernels = kernels

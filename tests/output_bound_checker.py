@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tidytensor.engine import Engine, output_bounds
+from tidytensor.engine import ENGINE, output_bounds
 
 
 @dataclass
@@ -54,23 +54,12 @@ def _checking(name: str, kernel: Any, record: BoundRecord) -> Any:
 
 @contextlib.contextmanager
 def checked_output_bounds() -> Iterator[BoundRecord]:
+    """A kernel wrapper (``Engine.kernels_wrapped``) checking every kernel bound while it is
+    registered, on any backend set meanwhile."""
     record = BoundRecord()
-    rebuild = Engine._rebuild_kernel_table
 
-    def rebuild_checked(self: Engine, setup: bool = True, **kwargs: Any) -> None:
-        rebuild(self, setup, **kwargs)
-        table = self._bind_all_kernels()
-        table.update({n: _checking(n, k, record) for n, k in table.items()})
-        self._same_shape_kernels = {}
+    def checking(name: str, kernel: Any) -> Any:
+        return _checking(name, kernel, record)
 
-    Engine._rebuild_kernel_table = rebuild_checked  # type: ignore[method-assign]
-    from tidytensor.engine import ENGINE
-
-    if ENGINE._backend is not None:
-        ENGINE._rebuild_kernel_table(setup=False)
-    try:
+    with ENGINE.kernels_wrapped(checking):
         yield record
-    finally:
-        Engine._rebuild_kernel_table = rebuild  # type: ignore[method-assign]
-        if ENGINE._backend is not None:
-            ENGINE._rebuild_kernel_table(setup=False)

@@ -6,7 +6,6 @@ kernels' pool) are counted in the engine's live bytes."""
 
 from __future__ import annotations
 
-import sys
 import tracemalloc
 
 import numpy as np
@@ -154,18 +153,15 @@ def test_a_thousand_replayed_model_steps_leak_nothing(cleanup):
 
 
 # ------------------------------------------------------------------ the kernels' own arrays
-def _idle(arrays, free_refs):
-    return sum(a.nbytes for a in arrays if sys.getrefcount(a) <= free_refs)
-
-
 def _adam_pool_bytes():
     """Bytes of the arrays Adam's flat update keeps that no tensor holds (read here from its
     pool, independently of kernel_scratch)."""
-    scratch = adam_kernels._SCRATCH
-    held = sum(a.nbytes for a in scratch.arrays[1:]) if hasattr(scratch, "arrays") else 0
-    pooled = list(scratch.outputs[1]) if hasattr(scratch, "outputs") else []
-    # The list and this frame's name (each +1), and getrefcount's argument.
-    return held + sum(a.nbytes for a in pooled if sys.getrefcount(a) <= 4)
+    kept = getattr(adam_kernels._SCRATCH, "kept", None)
+    if kept is None:
+        return 0
+    held = sum(a.nbytes for a in kept.scratch[1:]) if kept.scratch is not None else 0
+    # Pooled outputs no part of which is a tensor's buffer (nor any view of them).
+    return held + sum(e.base.nbytes for e in kept.outputs if not e.lent)
 
 
 @pytest.mark.parametrize("eager", [True, False])
@@ -200,10 +196,10 @@ def test_the_recurrent_kernels_pool_is_counted_and_freed_with_the_backend(cleanu
     y = cleanup(tf.tensor(RNG.normal(size=(4, 3)).astype("float32")))
     model.train_on_batch(x, y)
     model.train_on_batch(x, y)
-    pooled = [a for bucket in recurrent_pool._POOL._buckets.values() for a in bucket]
-    idle = _idle(pooled, recurrent_pool._FREE_REFS + 1)  # + this list
-    del pooled
-    assert idle > 0
+    # The layer's own pool (its scratch owner's): arrays no tensor or kernel uses.
+    pool = recurrent_pool.pool_of(model.layers[0]._scratch_owner)
+    idle = sum(e.base.nbytes for b in pool._buckets.values() for e in b if not e.lent)
+    assert idle > 0 and idle == pool.idle_bytes()
     before = tf.config.get_memory_info()["current"]  # synced: the idle pool included
     recurrent_kernels.clear_buffer_pool()
     assert tf.config.get_memory_info()["current"] == before - idle

@@ -15,7 +15,6 @@ from typing import Any
 from .._handles import BackendBase, RecordBase, SameShapeKernel, dispose_record
 from .._handles import new_record as _new_record
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
-from ..engine import kernel_scratch
 from ..kernel_registry import KernelConfig, register_kernel
 from . import Backend
 from .xp_compat import errstate
@@ -195,8 +194,7 @@ class ArrayBackend(BackendBase, Backend):
             module = importlib.import_module(f"{__package__}.xp_kernels.{family}")
             clear = getattr(module, "clear_buffer_pool", None)
             if clear is not None:
-                clear()
-        kernel_scratch.sync_all()  # the pools' idle arrays are gone from the live bytes
+                clear()  # its pools uncount their idle arrays (kernel_scratch)
 
     # ------------------------------------------------------------------ kernels
     @classmethod

@@ -33,7 +33,6 @@ from typing import Any
 
 from ..interrupts import critical_section, interruption_point
 from ..tensor import Tensor, Variable
-from . import kernel_scratch
 from .engine import ENGINE
 from .state import current_context
 
@@ -122,7 +121,6 @@ class AtomicUpdate:
             action()
         self._undo.clear()
         self.closed = True
-        kernel_scratch.sync_all()  # buffers the writes freed may be a kernel pool's again
 
     def rollback(self) -> None:
         """Frees what phase 1 held and made; every variable stays as it was."""

@@ -3,20 +3,35 @@ and binding the active backend's kernels into the engine's kernel table.
 
 ``BackendRegistry`` is mixed into ``Engine`` (``engine.py``); it uses the engine's
 ``_factories``, ``_registry``, ``backend_name``, ``_backend``, ``_kernels``,
-``_same_shape_kernels`` and ``_fast_kernel_names``. Nothing here runs per op, except the
-rare input that lives on another backend (``_check_input``).
+``_kernel_source``, ``_kernel_wrappers``, ``_same_shape_kernels`` and ``_fast_kernel_names``.
+Nothing here runs per op, except the rare input that lives on another backend
+(``_check_input``).
+
+Kernel wrappers: whatever must wrap every kernel (the memory limit's guard,
+``memory_guard.py``; tests' kernel recorders and checkers) registers a *wrapper*,
+``wrapper(kernel_name, kernel) -> kernel``, with ``add_kernel_wrapper`` (or the
+``kernels_wrapped`` context manager). The wrappers are applied, in the order they were
+registered (the first one nearest the kernel), when a kernel is bound into the table; adding
+or removing one makes a new table, bound again on demand. While any wrapper is registered the
+fast op path's same-shape shortcuts are off (they would bypass the wrappers), so every kernel
+call takes ``_dispatch`` and its wrapped kernel. With none registered nothing is wrapped and
+nothing runs per op.
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import kernel_registry
 from ..errors import BackendNotFoundError, KernelNotRegisteredError
 from ..tensor import Tensor, disposed_error
-from .memory_guard import guard_kernel
+
+#: A kernel wrapper: ``wrapper(kernel_name, kernel)`` returns the kernel to bind in its place
+#: (``kernel`` itself to leave it bare); the kernels take and return what table kernels do.
+KernelWrapper = Callable[[str, Callable], Callable]
 
 
 class BackendRegistry:
@@ -39,7 +54,7 @@ class BackendRegistry:
             self._backend = None
             self.backend_name = None
             self._kernels = {}
-            self._kernel_source = ({}, None, {})
+            self._kernel_source = ({}, None, {}, ())
         instance = self._registry.pop(name, None)
         if instance is not None:
             self._dispose_backend(name, instance)
@@ -106,6 +121,37 @@ class BackendRegistry:
             "Could not initialize any backends, all backend initializations failed."
         )
 
+    # ================================================================ kernel wrappers
+    def add_kernel_wrapper(self, wrapper: KernelWrapper) -> None:
+        """Registers ``wrapper`` (see the module's doc): every kernel bound from now on is
+        wrapped by it, around the wrappers registered before it. A wrapper is registered
+        once; adding it again raises."""
+        if wrapper in self._kernel_wrappers:
+            raise ValueError(f"add_kernel_wrapper: {wrapper!r} is already registered")
+        self._kernel_wrappers = (*self._kernel_wrappers, wrapper)
+        self._on_wrappers_changed()
+
+    def remove_kernel_wrapper(self, wrapper: KernelWrapper) -> None:
+        """Unregisters ``wrapper``: the kernels are bound again without it."""
+        if wrapper not in self._kernel_wrappers:
+            raise ValueError(f"remove_kernel_wrapper: {wrapper!r} is not registered")
+        self._kernel_wrappers = tuple(w for w in self._kernel_wrappers if w is not wrapper)
+        self._on_wrappers_changed()
+
+    @contextlib.contextmanager
+    def kernels_wrapped(self, wrapper: KernelWrapper) -> Iterator[None]:
+        """``wrapper`` is registered inside the ``with`` block (``add_kernel_wrapper``)."""
+        self.add_kernel_wrapper(wrapper)
+        try:
+            yield
+        finally:
+            self.remove_kernel_wrapper(wrapper)
+
+    def _on_wrappers_changed(self) -> None:
+        if self._backend is not None:  # else the table is made when a backend is set
+            self._rebuild_kernel_table(setup=False)
+
+    # ================================================================ kernel table
     def _rebuild_kernel_table(
         self, setup: bool = True, backend: Any = None, name: str | None = None
     ) -> None:
@@ -117,7 +163,8 @@ class BackendRegistry:
         The table itself fills on demand: a kernel is bound to the backend the first time it
         is dispatched (``_missing_kernel``), so setting a backend (``engine.reset()`` and the
         first op after it, every test of the suite) costs the kernels used, not all ~190. The
-        fast op path's two-input shortcuts are bound at once."""
+        fast op path's two-input shortcuts are bound at once, when no kernel wrapper is
+        registered (the shortcuts are not wrapped: with a wrapper, every call dispatches)."""
         if backend is None:
             name, backend = self.backend_name, self._backend
         configs = {}
@@ -127,38 +174,30 @@ class BackendRegistry:
             configs[config.kernel_name] = config
         table: dict[str, Callable] = {}
         same_shape = {}
-        if self.memory_limit is None:  # with a limit, every kernel checks its outputs first
+        wrappers = self._kernel_wrappers
+        if not wrappers:
             for kernel_name in self._fast_kernel_names:
                 config = configs.get(kernel_name)
                 bind_same_shape = getattr(config and config.kernel_func, "bind_same_shape", None)
                 fast = bind_same_shape(backend) if bind_same_shape is not None else None
                 if fast is not None:
                     same_shape[kernel_name] = fast
-        self._kernel_source = (table, backend, configs)
+        self._kernel_source = (table, backend, configs, wrappers)
         self._kernels = table
         self._same_shape_kernels = same_shape
 
     def _bind_kernel(self, kernel_name: str) -> Callable | None:
-        """Binds one registered kernel of the table's backend into the table (None if the
-        backend has no such kernel). With a memory limit, the kernel checks its outputs'
-        size first (``memory_guard``)."""
-        table, backend, configs = self._kernel_source
+        """Binds one registered kernel of the table's backend into the table, wrapped by the
+        table's kernel wrappers (None if the backend has no such kernel)."""
+        table, backend, configs, wrappers = self._kernel_source
         config = configs.get(kernel_name)
         if config is None:
             return None
         kernel = _bind(config.kernel_func, backend)
-        if self.memory_limit is not None:
-            kernel = guard_kernel(self, kernel_name, kernel)
+        for wrapper in wrappers:
+            kernel = wrapper(kernel_name, kernel)
         table[kernel_name] = kernel
         return kernel
-
-    def _bind_all_kernels(self) -> dict[str, Callable]:
-        """The whole kernel table of the backend being set or active, every kernel bound (for
-        tools that wrap each kernel, such as the tests' kernel recorder)."""
-        for kernel_name in self._kernel_source[2]:
-            if kernel_name not in self._kernels:
-                self._bind_kernel(kernel_name)
-        return self._kernels
 
     def _on_kernels_changed(self, backend_name: str) -> None:
         if backend_name == self.backend_name and self._backend is not None:

@@ -29,7 +29,7 @@ from .. import tensor as _tensor_module
 from ..dtypes import COMPLEX64, FLOAT32, STRING, check_dtype
 from ..errors import ArgumentTypeError, TidyTensorError
 from ..tensor import Tensor, Variable, disposed_error
-from . import kernel_scratch
+from . import kernel_scratch, memory_guard
 from .backend_registry import BackendRegistry
 from .devices import DeviceRegistry
 from .kernel_errors import KernelErrors
@@ -76,8 +76,14 @@ class Engine(
         self._backend: Any = None
         self._kernels: dict[str, Callable] = {}
         #: What ``_missing_kernel`` binds kernels from: (the table it fills, the backend, the
-        #: backend's registered kernel configs by name); see ``_rebuild_kernel_table``.
-        self._kernel_source: tuple[dict, Any, dict] = ({}, None, {})
+        #: backend's registered kernel configs by name, the kernel wrappers); see
+        #: ``_rebuild_kernel_table``.
+        self._kernel_source: tuple[dict, Any, dict, tuple] = ({}, None, {}, ())
+        #: What wraps every kernel bound into the table, innermost first
+        #: (``add_kernel_wrapper``; ``backend_registry.py``).
+        self._kernel_wrappers: tuple[Callable[[str, Callable], Callable], ...] = ()
+        #: The kernel wrapper ``set_memory_limit`` registers while a limit is set.
+        self._memory_guard = memory_guard.kernel_guard(self)
         #: Two-input kernels' shortcuts for buffers already of their tensors' shape and dtype
         #: (``XpKernel.bind_same_shape``), used by the fast op path.
         self._same_shape_kernels: dict[str, Callable] = {}
@@ -395,9 +401,10 @@ class Engine(
         self._backend = None
         self.backend_name = None
         self._kernels = {}
-        self._kernel_source = ({}, None, {})
+        self._kernel_source = ({}, None, {}, ())
         _scope_context.set(ScopeContext())
         self.update_mode()
+        kernel_scratch.sync_all(self.state)  # the arrays kernels keep, in the new counters
 
 
 def tensors_in(container: Any) -> list[Tensor]:

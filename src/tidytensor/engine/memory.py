@@ -67,13 +67,16 @@ class MemoryAccounting:
 
     def set_memory_limit(self, limit: int | None) -> None:
         """Caps the bytes of live tensor buffers (None: no cap). With a cap, every kernel
-        checks its outputs' size before it allocates (``memory_guard``)."""
+        checks its outputs' size before it allocates: the engine's memory guard
+        (``memory_guard.kernel_guard``) is a registered kernel wrapper while a cap is set."""
         guarded = self.memory_limit is not None
         self.memory_limit = None if limit is None else int(limit)
         self.state.byte_limit = math.inf if limit is None else self.memory_limit
         self._update_check_bytes()
-        if guarded != (limit is not None) and self._backend is not None:
-            self._rebuild_kernel_table(setup=False)
+        if guarded and limit is None:
+            self.remove_kernel_wrapper(self._memory_guard)
+        elif not guarded and limit is not None:
+            self.add_kernel_wrapper(self._memory_guard)
 
     # ================================================================ memory alert
     def set_memory_alert(

@@ -1,6 +1,7 @@
 """The memory limit's checks before anything is allocated.
 
-With ``tf.config.set_memory_limit`` set, the engine's kernel table holds guarded kernels
+With ``tf.config.set_memory_limit`` set, the engine's ``kernel_guard`` is one of its kernel
+wrappers (``Engine.add_kernel_wrapper``), so its kernel table holds guarded kernels
 (``guard_kernel``): each computes what its kernel will allocate (``output_bounds``) and
 raises ``ResourceExhaustedError`` before the kernel runs when that would take live tensor
 memory past the limit. Ops that make values on the host (random, zeros, ones) call
@@ -18,9 +19,17 @@ from typing import Any
 
 from ..errors import ResourceExhaustedError
 from ..naming import snake_case
-from . import kernel_scratch
 from .memory import budget_message
 from .output_bounds import Need, Out, bound_of
+
+
+def kernel_guard(engine: Any) -> Callable[[str, Callable], Callable]:
+    """The kernel wrapper that guards each kernel against ``engine``'s memory limit."""
+
+    def guard(kernel_name: str, kernel: Callable) -> Callable:
+        return guard_kernel(engine, kernel_name, kernel)
+
+    return guard
 
 
 def guard_kernel(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
@@ -30,7 +39,7 @@ def guard_kernel(engine: Any, kernel_name: str, kernel: Callable) -> Callable:
     def guarded(inputs: tuple, attrs: Any) -> Any:
         state = engine.state
         need = bound(inputs, attrs)
-        kernel_scratch.sync_all(state)  # the arrays kernels keep count against the limit
+        # The arrays kernels keep are in buffer_bytes already (kernel_scratch counts exactly).
         if state.buffer_bytes + need.nbytes > state.byte_limit:
             raise over_limit_error(engine, need, op_name(engine, kernel_name))
         return kernel(inputs, attrs)
@@ -58,7 +67,6 @@ def check_host_allocation(
     if state.byte_limit == float("inf"):
         return
     need = Need((Out(tuple(int(d) for d in shape), dtype),), scratch)
-    kernel_scratch.sync_all(state)
     if state.buffer_bytes + need.nbytes > state.byte_limit:
         raise over_limit_error(engine, need, op_name)
 

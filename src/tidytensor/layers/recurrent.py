@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import ops
 from ..engine import ENGINE
+from ..engine.kernel_scratch import ScratchOwner
 from ..kernel_names import recurrent as kr
 from ..naming import did_you_mean
 from ..ops.recurrent import SEQUENCE_OPS
@@ -268,6 +269,13 @@ class RNN(Layer):
         self.states_: list[Tensor] | None = None
         self.num_constants = num_constants
         self.kept_states: list[list[Tensor]] = []
+        #: What the fused sequence kernels' scratch pool belongs to (``kernel_scratch``):
+        #: released, with the pool's arrays, when the layer's weights are disposed.
+        self._scratch_owner = ScratchOwner(self.name)
+
+    def _dispose_weights(self) -> int:
+        self._scratch_owner.release()
+        return super()._dispose_weights()
 
     # ------------------------------------------------------------------ states
     @property
@@ -652,6 +660,7 @@ def _call_fused(
         "has_bias": cell.bias is not None,
         "has_rec_mask": 0 < cell.recurrent_dropout < 1,
         "has_mask": mask is not None,
+        "scratch_owner": layer._scratch_owner,
     }
     if kernel != kr.SIMPLE_RNN_SEQUENCE:
         attrs["recurrent_activation"] = cell.recurrent_activation.get_class_name()

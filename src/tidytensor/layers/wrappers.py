@@ -53,6 +53,15 @@ class Wrapper(Layer):
     def build(self, input_shape: Any) -> None:
         self.built = True
 
+    def _dispose_weights(self) -> int:
+        # The wrapped layers' weights are disposed here, not by their own dispose: their
+        # kernels' scratch pools (recurrent layers: ``RNN._scratch_owner``) go with them.
+        for name in ("layer", "forward_layer", "backward_layer"):
+            owner = getattr(self.__dict__.get(name), "_scratch_owner", None)
+            if owner is not None:
+                owner.release()
+        return super()._dispose_weights()
+
     @property
     def trainable(self) -> bool:
         layer = self.__dict__.get("layer")

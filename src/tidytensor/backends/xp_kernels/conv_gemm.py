@@ -21,8 +21,10 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import sys
 import threading
+import weakref
+
+from ...engine import kernel_scratch
 
 #: Largest m * k * n of one GEMM block (OpenBLAS's small-matrix kernels take sizes up to 100³).
 SMALL_GEMM = 1_000_000
@@ -39,41 +41,51 @@ BAND_ELEMS = 1 << 17
 #: Largest scratch buffer (elements) kept between calls, per thread, name and dtype.
 WORKSPACE_LIMIT = 1 << 22
 
-_SCRATCH = threading.local()
+_SCRATCH = threading.local()  # .cache: this thread's ``_Workspaces``
+
+
+class _Workspaces:
+    """One thread's workspaces by (name, array module, dtype), their bytes counted in the
+    engine's live bytes as they are made or replaced (a ``kernel_scratch.Holding``): they
+    never leave a kernel, so all of them are the kernels' kept memory. The count goes with
+    the thread's cache (``clear_workspaces``, or the thread's end)."""
+
+    def __init__(self):
+        self.bufs: dict = {}
+        self.holding = kernel_scratch.Holding("convolution workspaces")
+        weakref.finalize(self, self.holding.clear).atexit = False
 
 
 def workspace(xp, size: int, dtype, name: str = "cols"):
     """A reusable scratch buffer of ``size`` elements (contents undefined), one per ``name``.
     Reusing it spares every call the page faults of fresh multi-megabyte allocations."""
-    cache = getattr(_SCRATCH, "bufs", None)
+    cache = getattr(_SCRATCH, "cache", None)
     if cache is None:
-        cache = _SCRATCH.bufs = {}
+        cache = _SCRATCH.cache = _Workspaces()
     key = (name, xp.__name__, xp.dtype(dtype).str)
-    buf = cache.get(key)
+    buf = cache.bufs.get(key)
     if buf is None or buf.size < size:
-        buf = xp.empty(max(size, 1), dtype=dtype)
+        new = xp.empty(max(size, 1), dtype=dtype)
         if size <= WORKSPACE_LIMIT:
-            cache[key] = buf
+            cache.bufs[key] = new
+            cache.holding.add(new.nbytes - (0 if buf is None else buf.nbytes))
+        buf = new
     return buf[:size]
 
 
-def idle_workspace_bytes() -> int:
-    """Bytes of this thread's workspaces that no call is using (counted in the engine's live
-    bytes: ``engine.kernel_scratch``)."""
-    cache = getattr(_SCRATCH, "bufs", None)
-    if not cache:
-        return 0
-    return sum(buf.nbytes for buf in cache.values() if sys.getrefcount(buf) <= _IDLE_REFS)
-
-
-#: ``sys.getrefcount`` of a cached workspace nothing else holds: the cache, the loop name and
-#: the call's argument.
-_IDLE_REFS = 3
+def workspace_bytes() -> int:
+    """Bytes of this thread's workspaces (counted in the engine's live bytes:
+    ``engine.kernel_scratch``)."""
+    cache = getattr(_SCRATCH, "cache", None)
+    return 0 if cache is None else cache.holding.bytes
 
 
 def clear_workspaces() -> None:
     """Drops the calling thread's scratch buffers (another thread's go when it ends)."""
-    _SCRATCH.__dict__.clear()
+    cache = _SCRATCH.__dict__.pop("cache", None)
+    if cache is not None:
+        cache.bufs.clear()
+        cache.holding.clear()
 
 
 def padded_region(x, xp, starts, extents, fill=0):

@@ -21,7 +21,6 @@ import itertools
 import math
 
 from ... import kernel_names as k
-from ...engine import kernel_scratch
 from ...errors import InvalidArgumentError, ShapeError
 from ...geometry.conv import (
     ConvInfo,
@@ -35,8 +34,6 @@ from ...geometry.conv import (
 from . import conv_gemm
 from .arithmetic import from_double
 from .conv_gemm import padded_region, workspace
-
-kernel_scratch.register_source("convolution", conv_gemm.idle_workspace_bytes)
 
 
 def clear_buffer_pool() -> None:
@@ -551,4 +548,3 @@ KERNELS = {
     k.DILATION2D_BACKPROP_INPUT: dilation2d_backprop_input,
     k.DILATION2D_BACKPROP_FILTER: dilation2d_backprop_filter,
 }
-KERNELS = kernel_scratch.counted_kernels("convolution", KERNELS)

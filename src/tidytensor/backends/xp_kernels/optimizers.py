@@ -12,9 +12,10 @@ outputs no tensor holds) are counted in the engine's live bytes (``engine.kernel
 
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
+
+import numpy as np
 
 from ...engine import kernel_scratch
 from ...kernel_names import optimizers as ko
@@ -61,21 +62,51 @@ def _gradient_terms(gradients, c, xp):
     return g_scaled, g_squared
 
 
-_SCRATCH = threading.local()
+_SCRATCH = threading.local()  # .kept: this thread's ``_Kept``
+
+
+class _Kept:
+    """The arrays one thread's updates keep between calls, their idle bytes counted exactly
+    in the engine's live bytes (a ``kernel_scratch.Holding``): the two scratch arrays (never
+    leave the update: always idle between calls) and the pooled flat outputs, lent
+    (``kernel_scratch.lend``) while a part of them is a tensor's buffer and given back,
+    idle, when the last part is freed. All of it is dropped and uncounted by
+    ``clear_buffer_pool`` or when the thread ends."""
+
+    def __init__(self):
+        self.holding = kernel_scratch.Holding("adam")
+        self.lock = threading.RLock()  # an array may come back while the lock is held
+        self.scratch: tuple | None = None  # (key, array, array)
+        self.outputs_key: tuple | None = None
+        self.outputs: list = []  # kernel_scratch.Pooled
+        weakref.finalize(self, _forget, self.outputs, self.holding, self.lock).atexit = False
+
+
+def _forget(outputs: list, holding: kernel_scratch.Holding, lock) -> None:
+    with lock:
+        kernel_scratch.drop(outputs, holding)
+        outputs.clear()
+        holding.clear()  # the scratch arrays' bytes
+
+
+def _kept() -> _Kept:
+    kept = getattr(_SCRATCH, "kept", None)
+    if kept is None:
+        kept = _SCRATCH.kept = _Kept()
+    return kept
 
 
 def clear_buffer_pool() -> None:
-    """Drops this thread's scratch and output arrays (the backend's ``dispose`` calls it)."""
-    _SCRATCH.__dict__.pop("arrays", None)
-    _SCRATCH.__dict__.pop("outputs", None)
+    """Drops this thread's scratch and output arrays (the backend's ``dispose`` and the
+    optimizer's call it)."""
+    kept = _SCRATCH.__dict__.pop("kept", None)
+    if kept is not None:
+        _forget(kept.outputs, kept.holding, kept.lock)
 
 
 #: Flat output arrays a thread keeps for later updates: two updates' worth (the one the
 #: variables hold now, and the one being written), and a spare update's.
 _POOL_SIZE = 9
-#: ``sys.getrefcount`` of a pooled array that nothing else holds: the pool's list, the loop
-#: variable and the call's own argument.
-_FREE_REFS = 3
 
 
 def _free_outputs(xp, n: int) -> list:
@@ -84,55 +115,52 @@ def _free_outputs(xp, n: int) -> list:
     buffers were freed: no record, view or handle refers to them, so no one sees them
     change), else new ones, kept for later updates. The engine counts the buffers handed
     out as before (each part's record has its bytes); this reuses the memory behind them,
-    which a fresh 400 kB array would page-fault in again on every step."""
-    key = (id(xp), n)
-    pool = getattr(_SCRATCH, "outputs", None)
-    if pool is None or pool[0] != key:
-        pool = _SCRATCH.outputs = (key, [])
-    arrays = pool[1]
+    which a fresh 400 kB array would page-fault in again on every step. Only NumPy arrays
+    are pooled."""
+    if xp is not np:
+        return [xp.empty(n, dtype=xp.float32) for _ in range(3)]
+    kept = _kept()
+    holding, lock = kept.holding, kept.lock
     out = []
-    for a in arrays:
-        if sys.getrefcount(a) == _FREE_REFS:
+    with lock:
+        pool = kept.outputs
+        if kept.outputs_key != n:  # another size: the old arrays go
+            kernel_scratch.drop(pool, holding)
+            pool.clear()
+            kept.outputs_key = n
+        for entry in pool:
+            if not entry.lent:
+                holding.add(-entry.base.nbytes)
+                out.append(kernel_scratch.lend(entry, holding, lock))
+                if len(out) == 3:
+                    return out
+        while len(out) < 3:
+            a = np.empty(n, dtype=np.float32)
+            if len(pool) < _POOL_SIZE:
+                entry = kernel_scratch.Pooled(a)
+                pool.append(entry)
+                a = kernel_scratch.lend(entry, holding, lock)
             out.append(a)
-            if len(out) == 3:
-                return out
-    while len(out) < 3:
-        a = xp.empty(n, dtype=xp.float32)
-        if len(arrays) < _POOL_SIZE:
-            arrays.append(a)
-        out.append(a)
     return out
 
 
-def _idle_bytes() -> int:
-    """Bytes of this thread's arrays that only the update holds (the scratch arrays, and
-    pooled outputs whose parts no buffer holds any more)."""
-    held = 0
-    found = getattr(_SCRATCH, "arrays", None)
-    if found is not None:
-        held += found[1].nbytes + found[2].nbytes
-    pool = getattr(_SCRATCH, "outputs", None)
-    if pool is not None:
-        for a in pool[1]:
-            if sys.getrefcount(a) == _FREE_REFS:
-                held += a.nbytes
-    return held
-
-
-kernel_scratch.register_source("adam", _idle_bytes, clear_buffer_pool)
+kernel_scratch.register_release("adam", clear_buffer_pool)
 
 
 def _scratch(xp, n: int):
     """Two float32 arrays of ``n`` elements, this thread's, reused from update to update
     (they never leave the kernel: fresh ones would page-fault on every step)."""
+    kept = _kept()
     key = (id(xp), n)
-    found = getattr(_SCRATCH, "arrays", None)
+    found = kept.scratch
     if found is None or found[0] != key:
-        found = _SCRATCH.arrays = (
+        old = 0 if found is None else found[1].nbytes + found[2].nbytes
+        found = kept.scratch = (
             key,
             xp.empty(n, dtype=xp.float32),
             xp.empty(n, dtype=xp.float32),
         )
+        kept.holding.add(found[1].nbytes + found[2].nbytes - old)
     return found[1], found[2]
 
 
@@ -243,4 +271,4 @@ def _adam_rest(value, m, v, g_scaled, g_squared, c, xp, outs=(None, None, None))
     return [new_m, new_v, new_value]
 
 
-KERNELS = kernel_scratch.counted_kernels("adam", {ko.ADAM_UPDATE: adam_update})
+KERNELS = {ko.ADAM_UPDATE: adam_update}

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
-from ...engine import kernel_scratch
 from ...errors import InvalidArgumentError
 from ...geometry.conv import (
     ConvInfo,
@@ -237,7 +236,6 @@ KERNELS = {
     k.MAX_POOL3D_GRAD: max_pool3d_grad,
     k.MAX_POOL_WITH_ARGMAX: max_pool_with_argmax,
 }
-KERNELS = kernel_scratch.counted_kernels("convolution", KERNELS)
 
 RAW_KERNELS = {
     k.MAX_POOL: _pool2d_raw("max"),

@@ -34,7 +34,6 @@ previous state: ``new * m + old * (1 - m)``.
 
 from __future__ import annotations
 
-from ...engine import kernel_scratch
 from ...kernel_names import recurrent as kr
 from .recurrent_sequence import (
     SequenceCall,
@@ -420,4 +419,3 @@ KERNELS = {
     kr.SIMPLE_RNN_SEQUENCE: simple_rnn_sequence,
     kr.SIMPLE_RNN_SEQUENCE_GRAD: simple_rnn_sequence_grad,
 }
-KERNELS = kernel_scratch.counted_kernels("recurrent", KERNELS)

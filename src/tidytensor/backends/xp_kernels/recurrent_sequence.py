@@ -4,18 +4,22 @@ its backend (``xp_kernels/recurrent.py``, ``cupy_kernels/recurrent.py``):
 - its arguments: :func:`sequence_kernel` gives a kernel body the kernel's signature
   (``*arrays, xp, **attrs``) and hands it one :class:`SequenceCall`, the arrays unpacked
   (the optional bias, recurrent-dropout mask and mask by the ``has_*`` attrs) and the attrs;
-- the pool its float32 scratch arrays come from (:func:`take`; counted in the engine's live
-  bytes through ``engine.kernel_scratch`` as the source ``"recurrent"``);
+- the pool its float32 scratch arrays come from (:func:`take`; its idle bytes counted
+  exactly in the engine's live bytes, ``engine.kernel_scratch.Holding``): the pool of the
+  ``scratch_owner`` attr (a recurrent layer's ``ScratchOwner``, released with the layer), or
+  a shared one without it;
 - the carving of its flat ``workspace`` output into the parts the gradient reads back.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from ...engine import kernel_scratch
 
@@ -85,7 +89,8 @@ def _unpack(arrays, states: int, grad: bool, has_bias, has_rec_mask, has_mask, a
 def sequence_kernel(states: int, grad: bool) -> Callable[[Callable[..., Any]], Any]:
     """Makes ``body(call: SequenceCall, xp)`` a sequence kernel (or, with ``grad``, its
     gradient): ``kernel(*arrays, xp, activation, recurrent_activation, go_backwards,
-    return_sequences, has_bias, has_rec_mask, has_mask)``."""
+    return_sequences, has_bias, has_rec_mask, has_mask, scratch_owner)``; ``body`` takes its
+    scratch arrays from ``scratch_owner``'s pool."""
 
     def make(body: Callable[[SequenceCall, Any], Any]) -> Callable[..., Any]:
         def kernel(
@@ -98,10 +103,16 @@ def sequence_kernel(states: int, grad: bool) -> Callable[[Callable[..., Any]], A
             has_bias=False,
             has_rec_mask=False,
             has_mask=False,
+            scratch_owner=None,
         ):
             attrs = (activation, recurrent_activation, go_backwards, return_sequences)
             args = (has_bias, has_rec_mask, has_mask, attrs)
-            return body(_unpack(arrays, states, grad, *args), xp)
+            outer = getattr(_CURRENT, "pool", None)
+            _CURRENT.pool = pool_of(scratch_owner)
+            try:
+                return body(_unpack(arrays, states, grad, *args), xp)
+            finally:
+                _CURRENT.pool = outer if outer is not None else _POOL
 
         kernel.__name__ = body.__name__
         kernel.__qualname__ = body.__qualname__
@@ -119,69 +130,90 @@ def outputs(*arrays):
 
 # ------------------------------------------------------------------------- buffer pool
 class _Pool:
-    """Float32 arrays by shape, handed out again once only the pool references them."""
+    """Float32 NumPy arrays by shape, lent to one user at a time (``kernel_scratch.lend``),
+    their idle bytes counted exactly (a ``kernel_scratch.Holding``).
 
-    def __init__(self, per_shape: int = 4, shapes: int = 64):
+    Every view a kernel makes of a lent array, and the tensor buffer a kernel returns it as,
+    keep it lent; when the last of them dies, it is given back, idle again (as the tensor's
+    buffer is freed). The holding moves at each change: minus an array's bytes when it is
+    lent again, plus when it comes back, minus when the pool drops an idle one (``clear``,
+    or its shape evicted)."""
+
+    def __init__(self, name: str, per_shape: int = 4, shapes: int = 64):
         self._buckets: OrderedDict = OrderedDict()
         self._per_shape = per_shape
         self._shapes = shapes
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # an array may come back while the lock is held
+        self.holding = kernel_scratch.Holding(name)
 
     def take(self, xp, shape: tuple[int, ...]):
-        key = (id(xp), shape)
-        with self._lock:
-            bucket = self._buckets.get(key)
+        if xp is not np or 0 in shape:
+            return xp.empty(shape, dtype=xp.float32)  # only NumPy memory is lent and counted
+        holding, lock = self.holding, self._lock
+        with lock:
+            bucket = self._buckets.get(shape)
             if bucket is None:
-                bucket = self._buckets[key] = []
+                bucket = self._buckets[shape] = []
                 if len(self._buckets) > self._shapes:
-                    self._buckets.popitem(last=False)
+                    kernel_scratch.drop(self._buckets.popitem(last=False)[1], holding)
             else:
-                self._buckets.move_to_end(key)
-                for arr in bucket:
-                    if sys.getrefcount(arr) <= _FREE_REFS:
-                        return arr
-            arr = xp.empty(shape, dtype=xp.float32)
-            if len(bucket) < self._per_shape:
-                bucket.append(arr)
-            return arr
+                self._buckets.move_to_end(shape)
+                for entry in bucket:
+                    if not entry.lent:
+                        holding.add(-entry.base.nbytes)
+                        return kernel_scratch.lend(entry, holding, lock)
+            base = np.empty(shape, dtype=np.float32)
+            if len(bucket) >= self._per_shape:
+                return base  # not pooled: freed with its last user
+            entry = kernel_scratch.Pooled(base)
+            bucket.append(entry)
+            return kernel_scratch.lend(entry, holding, lock)
 
     def clear(self) -> None:
+        """Drops every array (those lent go when their last user lets go of them)."""
         with self._lock:
+            for bucket in self._buckets.values():
+                kernel_scratch.drop(bucket, self.holding)
             self._buckets.clear()
 
     def idle_bytes(self) -> int:
-        """Bytes of the pooled arrays only the pool holds (counted in the engine's live
-        bytes, ``engine.kernel_scratch``; the others are tensors' buffers or in use)."""
-        held = 0
-        with self._lock:
-            for bucket in self._buckets.values():
-                for arr in bucket:
-                    if sys.getrefcount(arr) <= _FREE_REFS:
-                        held += arr.nbytes
-        return held
+        """Bytes of the pooled arrays no one uses (counted in the engine's live bytes)."""
+        return self.holding.bytes
 
 
-def _free_refs() -> int:
-    """References a pooled array has when nobody else holds it (list, loop name, argument)."""
-    bucket = [object()]
-    for item in bucket:
-        return sys.getrefcount(item)
-    return 3  # pragma: no cover
+#: The pool of kernels called without a ``scratch_owner`` (attr), and the owners' pools.
+_POOL = _Pool("recurrent")
+_OWNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_OWNED_LOCK = threading.Lock()
+_CURRENT = threading.local()  # .pool: the pool of the sequence kernel running in this thread
 
 
-_FREE_REFS = _free_refs()
-_POOL = _Pool()
-kernel_scratch.register_source("recurrent", _POOL.idle_bytes)
+def pool_of(owner: kernel_scratch.ScratchOwner | None) -> _Pool:
+    """The pool of ``owner`` (made on first use; dropped by ``owner.release()`` or with the
+    owner), or the shared one for None."""
+    if owner is None:
+        return _POOL
+    with _OWNED_LOCK:
+        pool = _OWNED.get(owner)
+        if pool is None:
+            pool = _OWNED[owner] = _Pool(f"recurrent ({owner.name})")
+            owner.on_release(pool.clear)
+        return pool
 
 
 def clear_buffer_pool() -> None:
-    """Drops the recurrent kernels' cached scratch arrays."""
+    """Drops the recurrent kernels' cached scratch arrays, every owner's too."""
     _POOL.clear()
+    with _OWNED_LOCK:
+        pools = list(_OWNED.values())
+    for pool in pools:
+        pool.clear()
 
 
 def take(xp, *shape: int):
-    """A float32 scratch array of ``shape`` from the pool (its values are undefined)."""
-    return _POOL.take(xp, shape)
+    """A float32 scratch array of ``shape`` from the running kernel's pool (its values are
+    undefined)."""
+    return getattr(_CURRENT, "pool", _POOL).take(xp, shape)
 
 
 # -------------------------------------------------------------------------- workspace

@@ -105,6 +105,17 @@ class Function:
     def experimental_get_tracing_count(self) -> int:
         return self._cache.traces
 
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of the scratch arrays this function's replays hold now: arrays kept from
+        call to call for the values no caller sees (``compiled/scratch.py``), counted in the
+        engine's live bytes (``tf.config.get_memory_info()['current']``)."""
+        return self._cache.scratch_bytes()
+
+    def release_scratch(self) -> None:
+        """Frees the replays' scratch arrays now (their next calls allocate them again)."""
+        self._cache.release_scratch()
+
     def replay_source(self, *args: Any, **kwargs: Any) -> str | None:
         """The straight-line replay of the trace for these arguments, as Python source (None
         if that signature has no trace, or runs eagerly)."""

@@ -207,17 +207,28 @@ class Replay:
         """The output handles of a replay on ``leaves`` (its arguments). ``site``, from a
         caller that worked it out where the stack is short (``predict_fast.creation_site``):
         the outputs' creation site, as the eager call would note it; None: found here."""
-        engine = self.engine
-        state = engine.state
-        if state.byte_limit != _NO_LIMIT:
-            kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
+        state = self.engine.state
         scratch = self.scratch
-        if scratch is not None and scratch.lock.acquire(False):
-            try:  # one replay at a time writes into the scratch arrays
+        if state.byte_limit == _NO_LIMIT and scratch is not None and scratch.views is not None:
+            if scratch.lock.acquire(False):  # one replay at a time writes into the arrays
+                try:
+                    made = self.compute(*self.bind(leaves))
+                finally:
+                    scratch.lock.release()
+                peak = scratch.fresh_peak
+            else:
+                made = self.plain_compute(*self.bind(leaves))
+                peak = self.peak
+        elif scratch is not None and scratch.lock.acquire(False):
+            if state.byte_limit != _NO_LIMIT:
+                kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
+            try:
                 made, peak = self._with_scratch(scratch, leaves, state)
             finally:
                 scratch.lock.release()
         else:
+            if state.byte_limit != _NO_LIMIT:
+                kernel_scratch.sync_all(state)
             if state.buffer_bytes + self.peak > state.byte_limit:
                 raise ReplayRefused(stale=False)
             made = self.plain_compute(*self.bind(leaves))

@@ -209,7 +209,7 @@ class Replay:
         the outputs' creation site, as the eager call would note it; None: found here."""
         state = self.engine.state
         scratch = self.scratch
-        if state.byte_limit == _NO_LIMIT and scratch is not None and scratch.views is not None:
+        if state.byte_limit == _NO_LIMIT and scratch is not None and scratch.state is state:
             if scratch.lock.acquire(False):  # one replay at a time writes into the arrays
                 try:
                     made = self.compute(*self.bind(leaves))
@@ -268,7 +268,8 @@ class Replay:
         and the peak of those buffers; else the plain replay's, or a refusal."""
         limit = state.byte_limit
         arrays = self.bind(leaves)
-        if scratch.views is None:
+        if scratch.state is not state:  # never allocated, or counted by an engine reset since
+            scratch.release()
             if state.buffer_bytes + scratch.nbytes + scratch.fresh_peak > limit:
                 if state.buffer_bytes + self.peak > limit:
                     raise ReplayRefused(stale=False)
@@ -397,6 +398,7 @@ class ScratchSet:
             (s, j, slots[s].shape, slots[s].np_dtype) for s, j in plan.array_of.items()
         )
         self.views: list[Any] | None = None
+        #: The engine state whose live bytes count the arrays (None while released).
         self.state: Any = None
         self.lock = threading.Lock()
         self.nbytes = plan.nbytes

@@ -291,3 +291,21 @@ def test_a_thousand_replays_with_scratch_leak_nothing(cleanup):
         model.train_on_batch(x, y)
     assert (fn.scratch_bytes, current(), tf.memory()) == (held, live, counts)
     tf.dispose([x, y])
+
+
+def test_an_armed_memory_alert_below_the_scratch_keeps_the_plain_replay():
+    x = tf.tensor(RNG.normal(size=(64, 256)).astype("float32"))
+    y = tf.tensor(RNG.normal(size=(64, 128)).astype("float32"))
+    f = tf.function(_squares)
+    tf.dispose(f(x, y))  # traced
+    live, alerts = current(), []
+    tf.config.set_memory_alert(live + 64, alerts.append)  # the output fits, the arrays not
+    try:
+        out = f(x, y)
+        assert f.scratch_bytes == 0 and current() == live + 4 and not alerts
+        out.dispose()
+    finally:
+        tf.config.set_memory_alert(None)
+    tf.dispose(f(x, y))
+    assert f.scratch_bytes > 0
+    tf.dispose([x, y])

@@ -270,7 +270,9 @@ class Replay:
         arrays = self.bind(leaves)
         if scratch.state is not state:  # never allocated, or counted by an engine reset since
             scratch.release()
-            if state.buffer_bytes + scratch.nbytes + scratch.fresh_peak > limit:
+            # Past the limit, or past an armed memory alert (which only a tensor's buffer
+            # fires): the plain replay, whose outputs are checked as the eager call's.
+            if state.buffer_bytes + scratch.nbytes + scratch.fresh_peak > state.check_bytes:
                 if state.buffer_bytes + self.peak > limit:
                     raise ReplayRefused(stale=False)
                 return self.plain_compute(*arrays), self.peak

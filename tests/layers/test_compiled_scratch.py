@@ -75,8 +75,10 @@ def test_a_predict_output_is_not_overwritten_by_the_next_replay(cleanup):
     fn = step_function(model, "predict")
     (replay,) = replays(fn)
     assert "out=O" in replay.source and fn.scratch_bytes > 0  # the hidden layer's values
+    views = list(replay.scratch.views)
     first = model.predict(rows[1])
     second = model.predict(rows[2])
+    assert all(a is b for a, b in zip(replay.scratch.views, views, strict=True))  # reused
     np.testing.assert_array_equal(first.data_sync(), expected[1])
     np.testing.assert_array_equal(second.data_sync(), expected[2])
     for out in (first, second):

@@ -323,15 +323,7 @@ class SameShapeKernel:
     record, or None if the kernel raised (the caller then takes the general path, which
     reports or retries)."""
 
-    __slots__ = (
-        "fn",
-        "kwargs",
-        "backend",
-        "record_cls",
-        "storage_dtype",
-        "scalar_types",
-        "write_one",
-    )
+    __slots__ = ("fn", "kwargs", "backend", "record_cls", "storage_dtype", "scalar_types", "write_one")
 
     def __init__(
         self,

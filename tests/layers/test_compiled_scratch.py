@@ -311,3 +311,24 @@ def test_an_armed_memory_alert_below_the_scratch_keeps_the_plain_replay():
     tf.dispose(f(x, y))
     assert f.scratch_bytes > 0
     tf.dispose([x, y])
+
+
+def test_a_value_a_kernel_may_return_a_view_of_never_gets_a_scratch_array():
+    @tf.function
+    def f(x):
+        hidden = tf.relu(tf.add(x, 1.0))  # an add and a relu that have out forms ...
+        return tf.slice(hidden, [1], [2])  # ... and a slice, whose output may view them
+
+    xs = [tf.tensor1d([1.0, 2.0, 3.0, 4.0]), tf.tensor1d([-5.0, 6.0, -7.0, 8.0])]
+    tf.dispose(f(xs[0]))
+    first = f(xs[0])
+    second = f(xs[1])
+    assert first.array_sync() == [3.0, 4.0] and second.array_sync() == [7.0, 0.0]
+    (replay,) = replays(f)
+    (relu,) = [line for line in replay.source.splitlines() if line.endswith("# Relu")]
+    assert "out=" not in relu  # the slice may return a view of it: a new array each call
+    assert "out=O" in replay.source  # the add's value, which only the relu reads
+    for out in (first, second):
+        for view in replay.scratch.views:
+            assert not np.shares_memory(out.data_id.values, view)
+    tf.dispose([first, second, *xs])

@@ -26,6 +26,14 @@ class _Eager:
 EAGER = _Eager()
 
 
+def _release(entry: Any) -> None:
+    """A replay leaving the cache frees its scratch arrays (``replay.py``) now, not when the
+    garbage collector gets to it."""
+    release = getattr(entry, "release", None)
+    if release is not None:
+        release()
+
+
 class TraceCache:
     """Signature -> replay (or ``EAGER``), least recently used dropped past ``max_traces``;
     warns once when calls keep tracing (a Python value or shape that changes every call)."""
@@ -63,18 +71,30 @@ class TraceCache:
         self._entries[key] = entry
         self._entries.move_to_end(key)
         while len(self._entries) > self.max_traces:
-            self._entries.popitem(last=False)
+            _release(self._entries.popitem(last=False)[1])
         self._changed()
 
     def drop(self, key: Any) -> None:
         self._changing()
-        self._entries.pop(key, None)
+        _release(self._entries.pop(key, None))
         self._changed()
 
     def clear(self) -> None:
         self._changing()
+        for entry in self._entries.values():
+            _release(entry)
         self._entries.clear()
         self._changed()
+
+    def release_scratch(self) -> None:
+        """Frees every replay's scratch arrays, keeping the traces (a replay allocates its
+        arrays again on its next call)."""
+        for entry in self._entries.values():
+            _release(entry)
+
+    def scratch_bytes(self) -> int:
+        """Bytes of the scratch arrays the replays hold now."""
+        return sum(getattr(entry, "scratch_bytes", 0) for entry in self._entries.values())
 
     def _changing(self) -> None:
         if self.before_change is not None:

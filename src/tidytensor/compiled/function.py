@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import ENGINE
+from ..engine import ENGINE, kernel_scratch
 from ..engine.atomic_update import active_update
 from ..errors import ArgumentTypeError
 from ..tensor import Tensor, Variable
@@ -104,6 +104,17 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         return self._cache.traces
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of the scratch arrays this function's replays hold now: arrays kept from
+        call to call for the values no caller sees (``compiled/scratch.py``), counted in the
+        engine's live bytes (``tf.config.get_memory_info()['current']``)."""
+        return self._cache.scratch_bytes()
+
+    def release_scratch(self) -> None:
+        """Frees the replays' scratch arrays now (their next calls allocate them again)."""
+        self._cache.release_scratch()
 
     def replay_source(self, *args: Any, **kwargs: Any) -> str | None:
         """The straight-line replay of the trace for these arguments, as Python source (None
@@ -230,12 +241,19 @@ class Function:
         engine.tracer = tracer
         engine.update_mode()
         self._busy = True
+        state = engine.state
+        kernel_scratch.sync_all(state)
+        start, peak_before = state.buffer_bytes, state.peak_bytes
+        state.peak_bytes = start  # the traced (eager) call's own peak, measured from here
         try:
             result = engine.tidy(lambda: fn(*args, **kwargs))
         finally:
             self._busy = False
             engine.tracer = None
             engine.update_mode()
+            kernel_scratch.sync_all(state)
+            eager_peak = max(state.peak_bytes, state.buffer_bytes) - start
+            state.peak_bytes = max(state.peak_bytes, peak_before)
         self._traced_once = True
         tracer.check_escapes(result)
         if tracer.broken is not None:
@@ -252,7 +270,8 @@ class Function:
         elif tracer.created_variables:
             pass  # made its variables: the next call traces the function as it now runs
         else:
-            self._cache.put(key, _build(engine, tracer, result, leaves, self.name))
+            replay = _build(engine, tracer, result, leaves, self.name, eager_peak)
+            self._cache.put(key, replay)
         return result
 
 
@@ -264,8 +283,11 @@ def _watched(engine: Any) -> bool:
     return engine.tracer is not None or state.taping > 0 or state.profiling or engine.debug_mode
 
 
-def _build(engine: Any, tracer: Tracer, result: Any, leaves: list, name: str) -> Replay:
-    """The replay of a finished trace whose call returned ``result``."""
+def _build(
+    engine: Any, tracer: Tracer, result: Any, leaves: list, name: str, eager_peak: int = 0
+) -> Replay:
+    """The replay of a finished trace whose call returned ``result``; ``eager_peak``: the
+    most bytes that call allocated at once (its scratch arrays may not hold more)."""
     outputs: list[int] = []
     leaf_ids = {id(t): i for i, t in enumerate(leaves)}
 
@@ -290,7 +312,9 @@ def _build(engine: Any, tracer: Tracer, result: Any, leaves: list, name: str) ->
     assigns = list(tracer.assigns.values())
     survivors = outputs + [s for _, s in assigns]
     plan = make_plan(tracer.slots, tracer.steps, survivors)
-    replay = Replay(engine, tracer.slots, plan, outputs, assigns, tracer.commit_actions, name)
+    replay = Replay(
+        engine, tracer.slots, plan, outputs, assigns, tracer.commit_actions, name, eager_peak
+    )
     replay.rebuild = _rebuilder(shape)  # type: ignore[attr-defined]
     return replay
 

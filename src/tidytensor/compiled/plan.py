@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .tracing import Slot, Step
 
-__all__ = ["Plan", "make_plan"]
+__all__ = ["Plan", "make_plan", "peak_of"]
 
 #: Slot kinds bound from outside each call (parameters of the replay function).
 BOUND = ("arg", "var", "capt")
@@ -71,13 +71,22 @@ def make_plan(slots: list[Slot], steps: list[Step], survivors: list[int]) -> Pla
         if s not in keep_to_end and slots[s].kind != "const":
             frees[i].append(s)
     plan.frees = [tuple(sorted(f)) for f in frees]
-    plan.peak = _peak(slots, kept, plan.frees, keep_to_end)
+    plan.peak = peak_of(slots, kept, plan.frees, keep_to_end)
     return plan
 
 
-def _peak(slots: list[Slot], steps: list[Step], frees: list[tuple[int, ...]], kept: set) -> int:
+def peak_of(
+    slots: list[Slot],
+    steps: list[Step],
+    frees: list[tuple[int, ...]],
+    kept: set,
+    nbytes: dict[int, int] | None = None,
+) -> int:
     """The most bytes of buffers made by the replay alive at once. A buffer lives until its
-    slot and every view of it are freed."""
+    slot and every view of it are freed. ``nbytes``: slots whose new buffers take other
+    bytes than their own (0 for one written into a scratch array, ``scratch.py``)."""
+    if nbytes is None:
+        nbytes = {}
     members: dict[int, int] = {}  # root -> slots (itself and views) still alive
     for step in steps:
         for s in step.outs:
@@ -85,12 +94,12 @@ def _peak(slots: list[Slot], steps: list[Step], frees: list[tuple[int, ...]], ke
     live = peak = 0
     for step, dead in zip(steps, frees, strict=True):
         for s in step.outs:
-            live += slots[s].nbytes
+            live += nbytes.get(s, slots[s].nbytes)
         peak = max(peak, live)
         for s in dead:
             root = slots[s].root
             if root in members:
                 members[root] -= 1
                 if members[root] == 0 and root not in kept:
-                    live -= slots[root].nbytes
+                    live -= nbytes.get(root, slots[root].nbytes)
     return peak

@@ -23,9 +23,13 @@ every variable and counter as it was.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable
 from keyword import iskeyword
 from typing import Any
+
+import numpy as np
 
 from ..backends.array_backend import ArrayBackend, _relabel, new_record
 from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
@@ -35,6 +39,7 @@ from ..interrupts import critical_section
 from ..sites import user_site
 from .fusion import fuse_chains
 from .plan import Plan
+from .scratch import ScratchPlan, make_scratch_plan
 from .tracing import Slot, Step
 
 __all__ = ["Replay", "ReplayRefused"]
@@ -136,13 +141,28 @@ class Replay:
         assigns: list[tuple[Any, int]],
         actions: list[Callable[[], None]],
         name: str,
+        eager_peak: int = 0,
     ) -> None:
         self.engine = engine
         self.backend = engine.backend
         self.plan = plan
         self.peak = plan.peak
         self.actions = tuple(actions)
-        self.source, self.compute = _compile(slots, plan, self.backend, engine, name)
+        scratch_plan = (
+            make_scratch_plan(slots, plan, max(plan.peak, eager_peak))
+            if backend_is_numpy(self.backend)
+            else None
+        )
+        #: The replay function (``compute``) and its source: one writing the values no caller
+        #: sees into the scratch arrays (``scratch.py``) where the plan has any; then
+        #: ``plain_compute`` (every value a new array) runs while they are not allocated.
+        self.source, self.compute = _compile(slots, plan, self.backend, engine, name, scratch_plan)
+        self.plain_compute = self.compute
+        self.scratch: ScratchSet | None = None
+        if scratch_plan is not None:
+            self.scratch = ScratchSet(slots, scratch_plan, self.compute.__globals__)
+            self.plain_compute = _compile(slots, plan, self.backend, engine, name)[1]
+            weakref.finalize(self, self.scratch.release)
         # Binding: (leaf index, None) for arguments, (None, handle) for variables/captures.
         self.binds = tuple(
             (slots[s].source, None) if slots[s].kind == "arg" else (None, slots[s].source)
@@ -187,17 +207,35 @@ class Replay:
         """The output handles of a replay on ``leaves`` (its arguments). ``site``, from a
         caller that worked it out where the stack is short (``predict_fast.creation_site``):
         the outputs' creation site, as the eager call would note it; None: found here."""
-        engine = self.engine
-        state = engine.state
-        if state.byte_limit != _NO_LIMIT:
-            kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
-        start = state.buffer_bytes
-        if start + self.peak > state.byte_limit:
-            raise ReplayRefused(stale=False)
-        made = self.compute(*self.bind(leaves))
+        state = self.engine.state
+        scratch = self.scratch
+        if state.byte_limit == _NO_LIMIT and scratch is not None and scratch.state is state:
+            if scratch.lock.acquire(False):  # one replay at a time writes into the arrays
+                try:
+                    made = self.compute(*self.bind(leaves))
+                finally:
+                    scratch.lock.release()
+                peak = scratch.fresh_peak
+            else:
+                made = self.plain_compute(*self.bind(leaves))
+                peak = self.peak
+        elif scratch is not None and scratch.lock.acquire(False):
+            if state.byte_limit != _NO_LIMIT:
+                kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
+            try:
+                made, peak = self._with_scratch(scratch, leaves, state)
+            finally:
+                scratch.lock.release()
+        else:
+            if state.byte_limit != _NO_LIMIT:
+                kernel_scratch.sync_all(state)
+            if state.buffer_bytes + self.peak > state.byte_limit:
+                raise ReplayRefused(stale=False)
+            made = self.plain_compute(*self.bind(leaves))
+            peak = self.peak
         # Kernels that keep arrays between calls synced their idle bytes as they ran: an
         # output written into an array the engine counted as idle is no new memory.
-        peak = state.buffer_bytes + self.peak
+        peak += state.buffer_bytes
         if self.fresh is not None and state.check_bytes == _NO_LIMIT:
             if peak > state.peak_bytes:
                 state.peak_bytes = peak
@@ -223,6 +261,36 @@ class Replay:
         if peak > state.peak_bytes:
             state.peak_bytes = peak
         return handles
+
+    def _with_scratch(self, scratch: ScratchSet, leaves: list, state: Any) -> tuple[tuple, int]:
+        """The replay's arrays, written into its scratch arrays (allocated and counted on the
+        first call the budget allows: the arrays and the buffers the replay still makes),
+        and the peak of those buffers; else the plain replay's, or a refusal."""
+        limit = state.byte_limit
+        arrays = self.bind(leaves)
+        if scratch.state is not state:  # never allocated, or counted by an engine reset since
+            scratch.release()
+            # Past the limit, or past an armed memory alert (which only a tensor's buffer
+            # fires): the plain replay, whose outputs are checked as the eager call's.
+            if state.buffer_bytes + scratch.nbytes + scratch.fresh_peak > state.check_bytes:
+                if state.buffer_bytes + self.peak > limit:
+                    raise ReplayRefused(stale=False)
+                return self.plain_compute(*arrays), self.peak
+            scratch.allocate(state)
+        elif state.buffer_bytes + scratch.fresh_peak > limit:
+            raise ReplayRefused(stale=False)
+        return self.compute(*arrays), scratch.fresh_peak
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of the scratch arrays this replay holds now (0 before its first call)."""
+        scratch = self.scratch
+        return 0 if scratch is None or scratch.views is None else scratch.nbytes
+
+    def release(self) -> None:
+        """Frees the scratch arrays (a later replay allocates them again)."""
+        if self.scratch is not None:
+            self.scratch.release()
 
     def _commit_fresh(self, made: tuple, site: Any = None) -> list[Any]:
         """``_commit`` for a ``fresh`` replay with no budget or alert armed: one new buffer
@@ -312,6 +380,55 @@ class Replay:
         return handles
 
 
+def backend_is_numpy(backend: Any) -> bool:
+    """Whether ``backend`` runs kernels on NumPy arrays (where the out forms apply)."""
+    return getattr(backend, "xp", None) is np
+
+
+class ScratchSet:
+    """A replay's scratch arrays (``scratch.py``): allocated by ``allocate`` and counted in
+    the engine's live bytes until ``release`` (when the trace leaves its function's cache,
+    the model is disposed, or the replay is garbage-collected). The replay function reads
+    each slot's array as the global ``O<slot>`` (None while released)."""
+
+    __slots__ = ("plan", "names", "specs", "views", "state", "lock", "nbytes", "fresh_peak")
+
+    def __init__(self, slots: list[Slot], plan: ScratchPlan, names: dict) -> None:
+        self.plan = plan
+        self.names = names
+        self.specs = tuple(
+            (s, j, slots[s].shape, slots[s].np_dtype) for s, j in plan.array_of.items()
+        )
+        self.views: list[Any] | None = None
+        #: The engine state whose live bytes count the arrays (None while released).
+        self.state: Any = None
+        self.lock = threading.Lock()
+        self.nbytes = plan.nbytes
+        self.fresh_peak = plan.fresh_peak
+
+    def allocate(self, state: Any) -> None:
+        arrays = [np.empty(size, dtype=np.uint8) for size in self.plan.sizes]
+        views = []
+        for s, j, shape, dtype in self.specs:
+            view = arrays[j].view(dtype).reshape(shape)
+            self.names[f"O{s}"] = view
+            views.append(view)
+        self.views = views
+        self.state = state
+        state.buffer_bytes += self.nbytes
+
+    def release(self) -> None:
+        if self.views is None:
+            return
+        for s, _j, _shape, _dtype in self.specs:
+            self.names[f"O{s}"] = None
+        self.views = None
+        state, self.state = self.state, None
+        if state.buffer_bytes > state.peak_bytes:
+            state.peak_bytes = state.buffer_bytes  # the peak is kept where live bytes go down
+        state.buffer_bytes -= self.nbytes
+
+
 def _compile_bind(binds: tuple, backend: Any, name: str) -> Callable[[list], tuple]:
     """``bind(leaves)``: the arrays of the bound slots (an argument ``leaves[i]``, or a
     captured handle: a variable or a constant), as straight-line code. A disposed handle or
@@ -362,9 +479,15 @@ def _record(where: str, at: Any, made: tuple, records: list, backend: Any, dtype
 
 
 def _compile(
-    slots: list[Slot], plan: Plan, backend: Any, engine: Any, name: str
+    slots: list[Slot],
+    plan: Plan,
+    backend: Any,
+    engine: Any,
+    name: str,
+    scratch: ScratchPlan | None = None,
 ) -> tuple[str, Callable]:
-    """The replay function's source and the function (see the module's doc)."""
+    """The replay function's source and the function (see the module's doc); with
+    ``scratch``, its steps write into the scratch arrays ``O<slot>`` through out forms."""
     names: dict[str, Any] = {
         "_norm": backend.xp.asarray,
         "_raw": _call_raw,
@@ -382,7 +505,11 @@ def _compile(
 
     steps, frees = fuse_chains(slots, plan, backend)  # elementwise runs as one GPU kernel
     for k, (step, dead) in enumerate(zip(steps, frees, strict=True)):
-        _emit(k, step, slots, backend, engine, names, ref, lines)
+        form = None if scratch is None else scratch.forms.get(k)
+        if form is not None:
+            _emit_out_form(k, step, form, names, ref, lines)
+        else:
+            _emit(k, step, slots, backend, engine, names, ref, lines)
         if dead:
             lines.append(f"    del {', '.join(f't{s}' for s in dead)}")
     ret = ", ".join(f"t{s}" for s in plan.returned)
@@ -391,6 +518,36 @@ def _compile(
     code = compile(source, f"<tf.function {name} replay>", "exec")
     exec(code, names)  # noqa: S102 - our own generated straight-line code
     return source, names["replay"]
+
+
+def _emit_out_form(
+    k: int, step: Step, form: Callable, names: dict, ref: Callable[[int], str], lines: list[str]
+) -> None:
+    """``t<s> = F<k>(ins, out=O<s>, xp=_xp, attrs)``: the kernel's out form writing into the
+    output's scratch array (already of the output's dtype)."""
+    names[f"F{k}"] = form
+    s = step.outs[0]
+    names.setdefault(f"O{s}", None)
+    args = "".join(f"{ref(i)}, " for i in step.ins)
+    keywords = _keywords(k, step, names)
+    lines.append(f"    t{s} = F{k}({args}out=O{s}, {', '.join(keywords)})  # {step.name}")
+
+
+def _keywords(k: int, step: Step, names: dict) -> list[str]:
+    """``xp=_xp`` and the step's attributes as keywords, each a global of its own (a
+    ``functools.partial`` would merge a dict of them on every call)."""
+    keywords = ["xp=_xp"]
+    odd = {}  # attributes not spelled as a keyword (never seen; kept as a dict)
+    for j, (key, value) in enumerate((step.attrs or {}).items()):
+        if not key.isidentifier() or iskeyword(key) or key in ("xp", "out"):
+            odd[key] = value
+            continue
+        names[f"K{k}_{j}"] = value
+        keywords.append(f"{key}=K{k}_{j}")
+    if odd:
+        names[f"KW{k}"] = odd
+        keywords.append(f"**KW{k}")
+    return keywords
 
 
 def _emit(
@@ -422,20 +579,9 @@ def _emit(
         lines.append(f"    t{outs[0]} = H{k}()  # {step.name}")
         return
     if step.kind == "xp":
-        # The kernel itself with its attributes as keywords (each a global of its own): a
-        # ``functools.partial`` would merge a dict of them on every call.
+        # The kernel itself with its attributes as keywords.
         names[f"F{k}"] = step.fn
-        keywords = ["xp=_xp"]
-        odd = {}  # attributes not spelled as a keyword (never seen; kept as a dict)
-        for j, (key, value) in enumerate((step.attrs or {}).items()):
-            if not key.isidentifier() or iskeyword(key) or key == "xp":
-                odd[key] = value
-                continue
-            names[f"K{k}_{j}"] = value
-            keywords.append(f"{key}=K{k}_{j}")
-        if odd:
-            names[f"KW{k}"] = odd
-            keywords.append(f"**KW{k}")
+        keywords = _keywords(k, step, names)
         call = f"F{k}({args}{', ' if args else ''}{', '.join(keywords)})"
     else:
         names[f"R{k}"] = step.fn

@@ -33,7 +33,7 @@ from ...py_strings import py_shape, py_value
 from ...runtime import memory
 from ...tensor import Tensor
 from ..errors import LayersNotImplementedError, LayersRuntimeError, LayersValueError
-from ..training.steps import predict_function_of
+from ..training.steps import predict_function_of, release_compiled_steps
 from ..training.trainer import Trainer
 from ..utils import convert_ts_to_pythonic, get_exactly_one_shape, singleton_or_array
 from .container import Container
@@ -354,6 +354,8 @@ class LayersModel(Trainer, Container):
         """Disposes the layers (at reference count 0) and an optimizer given by name to
         ``compile``; ``num_disposed_variables`` counts both."""
         result = super().dispose()
+        if result.ref_count_after_dispose == 0:
+            release_compiled_steps(self)
         if (
             result.ref_count_after_dispose == 0
             and self.optimizer is not None
@@ -632,6 +634,8 @@ class Sequential(LayersModel):
         except BaseException:
             self.model = old  # a failed compile leaves the model as it was
             raise
+        if old is not None and old is not self.model:
+            release_compiled_steps(old)  # its steps trace no more
         if (
             old is not None
             and old.is_optimizer_owned

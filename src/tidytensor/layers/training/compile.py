@@ -17,6 +17,7 @@ from .. import losses as losses_mod
 from .. import metrics as metrics_mod
 from ..errors import LayersValueError
 from .args import _check_kwargs
+from .steps import release_compiled_steps
 
 __all__ = [
     "collect_metrics",
@@ -214,5 +215,6 @@ def compile(  # noqa: A001 - TF.js's name
     model.test_function = None
     model.run_eagerly = run_eagerly
     model.jit_compile = jit_compile
+    release_compiled_steps(model)
     model.compiled_steps = {}  # traced for this configuration only (steps.py)
     model.collected_trainable_weights = model.trainable_weights

@@ -23,6 +23,7 @@ __all__ = [
     "make_test_function",
     "make_train_function",
     "predict_function_of",
+    "release_compiled_steps",
     "test_function_of",
     "test_on_batch",
     "train_function_of",
@@ -200,6 +201,16 @@ def _steps(model: Any) -> dict[str, Function] | None:
     if steps is None:
         steps = model.compiled_steps = {}
     return steps
+
+
+def release_compiled_steps(model: Any) -> None:
+    """Frees the scratch arrays of the model's compiled steps (``model.dispose``, and a new
+    ``compile``, whose steps trace again): their bytes leave the engine's live bytes now. A
+    ``Sequential`` model's steps are its inner model's (``model.model``)."""
+    for owner in (model, model.__dict__.get("model")):
+        steps = getattr(owner, "__dict__", {}).get("compiled_steps") or {}
+        for fn in steps.values():
+            fn.release_scratch()
 
 
 def _hyperparameters(optimizer: Any) -> tuple:

@@ -157,13 +157,15 @@ def measure_working_set(model: Any, batch: dict) -> WorkingSet:
     state = model.optimizer.get_weights()  # [{'iter': new scalar}, slot variables...]
     state_bytes = sum(nbytes(s["tensor"].shape, s["tensor"].dtype) for s in state[1:])
     state[0]["tensor"].dispose()
-    # Each live buffer counted once: the engine's peak of live buffer bytes over the step.
+    # Each live buffer counted once: the engine's peak of live buffer bytes over the step,
+    # above the tensors alive before it. What the step keeps between calls (a compiled
+    # step's scratch arrays, the kernels' pools) is part of its working set.
     engine = tf.engine()
-    before_tensors = tf.memory().num_tensors
+    before = tf.memory()
     engine.reset_memory_stats()
-    live_before = engine.state.buffer_bytes
     model.train_on_batch(batch["xs"], batch["ys"])
-    step_peak = engine.state.peak_bytes - live_before
+    step_peak = engine.state.peak_bytes - before.num_bytes
+    before_tensors = before.num_tensors
     if tf.memory().num_tensors != before_tensors:
         raise RuntimeError("a training step kept tensors")
     return WorkingSet(batch_bytes, weight_bytes, state_bytes, step_peak)

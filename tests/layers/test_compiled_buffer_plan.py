@@ -109,25 +109,28 @@ def test_the_memory_limit_refuses_a_replay_before_it_allocates(cleanup):
         tf.config.set_memory_limit(None)
         raise
     tf.config.reset_memory_stats()
+    traced_peaks, held = [], []
     tracemalloc.start()
     try:
-        tracemalloc.reset_peak()
-        with pytest.raises(tf.ResourceExhaustedError, match="past the limit"):
-            model.train_on_batch(x, y)
-        _, traced_peak = tracemalloc.get_traced_memory()
-        held = tracemalloc.take_snapshot().statistics("lineno")[:5]
+        for _ in range(3):
+            tracemalloc.reset_peak()
+            with pytest.raises(tf.ResourceExhaustedError, match="past the limit"):
+                model.train_on_batch(x, y)
+            traced_peaks.append(tracemalloc.get_traced_memory()[1])
+            held.append(tracemalloc.take_snapshot().statistics("lineno")[:5])
         engine_peak = tf.config.get_memory_info()["peak"]
     finally:
         tracemalloc.stop()
         tf.config.set_memory_limit(None)
     # No kernel output or kernel scratch was allocated (the engine counts every one) ...
     assert engine_peak <= live
-    # ... and, by tracemalloc (which sees every allocation of the process, the test
-    # harness's included), far less than the step the refusal stopped: the replayed step
-    # takes ~545 kB, its batch alone 200 kB. In isolation a refusal takes 20-40 kB; in a long
-    # xdist worker, refusals were seen to take one copy of the batch (200 kB) and, once,
-    # 350 kB, from sources this test could not name (the lines below say what was still held).
-    assert traced_peak < 2 * X.nbytes + 32 * 1024, held
+    # ... and, by tracemalloc, far less than the step the refusal stopped: the replayed step
+    # takes ~545 kB, its batch alone 200 kB; in isolation a refusal takes 20-40 kB.
+    # tracemalloc sees every allocation of the process, the test harness's included, and in
+    # long xdist workers single refusals were seen at 350 kB and 5.3 MB from one-time work
+    # (a cache filled, a source file read for a message). A refusal that allocated the step's
+    # buffers would do so every time: the least of three refusals is the measure.
+    assert min(traced_peaks) < 2 * X.nbytes + 32 * 1024, (traced_peaks, held)
     assert bits(model) == before
     after = tf.memory()
     assert (after.num_tensors, after.num_bytes) == (counts.num_tensors, counts.num_bytes)

@@ -25,6 +25,8 @@ __all__ = [
     "RecordBase",
     "SameShapeKernel",
     "ScopeBase",
+    "TAPE_CORE",
+    "TapeNodeBase",
     "bind",
     "dispatch",
     "dispose_record",
@@ -74,6 +76,7 @@ HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase
 SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
+TapeNodeBase = _core.TapeNodeBase
 bind = _core.bind
 dispatch = _core.dispatch
 dispose_record = _core.dispose_record
@@ -85,3 +88,8 @@ make_tensor = _core.make_tensor
 new_handle = _core.new_handle
 new_record = _core.new_record
 run_kernel = _core.run_kernel
+
+#: The compiled tape (``record``, ``save_tensors``, ``filter_tape``, ``backprop``,
+#: ``free_saved``, bound by ``bind_tape``), or None where the pure-Python engine runs:
+#: ``engine/tape.py`` and ``engine/recording.py`` are its reference and then run themselves.
+TAPE_CORE = _core if KIND == "compiled" else None

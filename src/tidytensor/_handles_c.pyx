@@ -302,6 +302,9 @@ cdef class EngineBase:
     cdef public dict _kernels
     cdef public dict _same_shape_kernels
     cdef public bint _slow
+    #: Whether a gradient tape is all that watches kernel calls (``Engine.update_mode``):
+    #: ``FastOp`` then runs its kernel unwatched and records the call itself.
+    cdef public bint _tape_only
     cdef public bint track_sites
 
 
@@ -889,9 +892,9 @@ cdef object _fast_op_vectorcall(object callable, PyObject **args, size_t nargsf,
     if site is None and engine.track_sites:
         site = _caller_site()
     if ok:
-        if not engine._slow:
+        if not engine._slow or engine._tape_only:
             # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
-            # and one new handle, nothing else.
+            # and one new handle, nothing else (and, while a tape records, its node).
             table = engine._same_shape_kernels
             if table is self._fast_table:
                 fast = self._fast
@@ -915,10 +918,16 @@ cdef object _fast_op_vectorcall(object callable, PyObject **args, size_t nargsf,
                     else:  # a backend's own shortcut
                         out = fast(ra, rb)
                     if isinstance(out, RecordBase):
-                        return _make(engine, out, (<RecordBase>out).shape,
-                                     (<RecordBase>out).dtype, ctx, site)
-                    if out is not None:
-                        return _make(engine, out, out.shape, out.dtype, ctx, site)
+                        res = _make(engine, out, (<RecordBase>out).shape,
+                                    (<RecordBase>out).dtype, ctx, site)
+                    elif out is not None:
+                        res = _make(engine, out, out.shape, out.dtype, ctx, site)
+                    else:
+                        res = None
+                    if res is not None:
+                        if engine._slow:
+                            _tape_fast_call(engine, ctx, self.kernel_name, x, y, res, site)
+                        return res
         if ctx.site is not None or site is None:
             return engine._dispatch(self.kernel_name, (x, y), None)
     elif ctx.site is not None or site is None:
@@ -945,3 +954,6 @@ tt_enable_vectorcall(FastOp, _vectorcall_offset())
 def fast_op(engine, kernel_name, op_wrapper):
     """The public op of ``Engine.make_op`` with a ``fast_kernel`` (see ``FastOp``)."""
     return FastOp(engine, kernel_name, op_wrapper)
+
+
+include "_tape_core.pxi"

@@ -81,6 +81,14 @@ class ScopeBase:
     __slots__ = ("track", "name", "id", "parent")
 
 
+class TapeNodeBase:
+    """The fields of one recorded kernel call (``tape.TapeNode``). The compiled core also
+    holds the tape's functions (``_tape_core.pxi``); their reference is ``engine/tape.py``
+    and ``engine/recording.py``, which run themselves here."""
+
+    __slots__ = ("id", "kernel_name", "inputs", "outputs", "saved", "gradient", "attrs", "live")
+
+
 class ContextBase:
     """The fields of one thread's (or asyncio task's) scope stack (``state.ScopeContext``)."""
 

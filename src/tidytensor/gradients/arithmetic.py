@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from .. import ops
+from ..engine import ENGINE
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 from ..ops.creation import clone
@@ -26,7 +27,13 @@ def sum_to_shape(res, shape, out_shape, always_reshape=False):
     axes = get_reduction_axes(shape, tuple(out_shape))
     if axes:
         return ops.reshape(ops.sum(res, axes), list(shape))
-    return ops.reshape(res, list(shape)) if always_reshape else res
+    if not always_reshape:
+        return res
+    if res._shape == shape and not res._disposed and res.data_id.backend is ENGINE._backend:
+        # What ops.reshape would run once its checks passed (they cannot fail here): the
+        # Reshape kernel, so tapes and profiles see it as TF.js's does.
+        return ENGINE.run_kernel(k.RESHAPE, (res,), {"shape": shape})
+    return ops.reshape(res, list(shape))
 
 
 def _add_grad(dy, saved, attrs):

@@ -38,6 +38,7 @@ __all__ = [
     "new_handle",
     "new_record",
     "run_kernel",
+    "share_record",
 ]
 
 #: Why the compiled core is not running (None while it runs).
@@ -88,6 +89,7 @@ make_tensor = _core.make_tensor
 new_handle = _core.new_handle
 new_record = _core.new_record
 run_kernel = _core.run_kernel
+share_record = _core.share_record
 
 #: The compiled tape (``record``, ``save_tensors``, ``filter_tape``, ``backprop``,
 #: ``free_saved``, bound by ``bind_tape``), or None where the pure-Python engine runs:

@@ -264,10 +264,13 @@ cdef class BackendBase:
     cdef public bint alive
     cdef public Py_ssize_t _num_ids
     cdef readonly bint stock_dispose
+    #: Whether its ``share`` is ``share_record``, which the tape then runs inline.
+    cdef readonly bint stock_share
 
     def __cinit__(self, *args, **kwargs):
         self.alive = True
         self.stock_dispose = getattr(type(self), "dispose_data", None) is dispose_record
+        self.stock_share = getattr(type(self), "share", None) is share_record
 
 
 cdef inline bint _free_record(BackendBase backend, RecordBase rec, bint force):
@@ -278,6 +281,17 @@ cdef inline bint _free_record(BackendBase backend, RecordBase rec, bint force):
         backend._num_ids -= 1
         return True
     return False
+
+
+def share_record(backend, x, shape, dtype=None):
+    """``ArrayBackend.share``: a TensorInfo viewing ``x``'s buffer with another shape (and
+    dtype, None: ``x``'s): no copy, refcount + 1."""
+    data_id = x.data_id
+    if isinstance(data_id, RecordBase):
+        (<RecordBase>data_id).refs += 1
+    else:
+        data_id.refs += 1
+    return (data_id, shape, dtype or x.dtype)
 
 
 def dispose_record(backend, data_id, bint force=False):

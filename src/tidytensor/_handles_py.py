@@ -98,12 +98,24 @@ class ContextBase:
 class BackendBase:
     """The fields of an array backend the per-op path reads and writes
     (``array_backend.ArrayBackend``): ``alive`` and ``_num_ids``, its count of buffers.
-    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``. Plain attributes
+    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``; ``stock_share``:
+    whether its ``share`` is ``share_record``. Plain attributes
     here (set by the backend)."""
 
     @property
     def stock_dispose(self) -> bool:
         return getattr(type(self), "dispose_data", None) is dispose_record
+
+    @property
+    def stock_share(self) -> bool:
+        return getattr(type(self), "share", None) is share_record
+
+
+def share_record(backend: Any, x: Any, shape: tuple[int, ...], dtype: str | None = None) -> tuple:
+    """``ArrayBackend.share``: a TensorInfo viewing ``x``'s buffer with another shape (and
+    dtype, None: ``x``'s): no copy, refcount + 1."""
+    x.data_id.refs += 1
+    return (x.data_id, shape, dtype or x.dtype)
 
 
 def dispose_record(backend: Any, data_id: Any, force: bool = False) -> bool:

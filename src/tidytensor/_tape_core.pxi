@@ -31,6 +31,7 @@ cdef object _gradient_error = None
 cdef object _check_gradient_py = None
 cdef object _input_name = None
 cdef object _interruption_point = None
+cdef object _held = None
 cdef object _scope_cls = None
 cdef object _tape_engine = None
 cdef object _UNNAMED_SCOPE = "unnamed scope"
@@ -38,15 +39,17 @@ cdef object _IDENTITY = "Identity"
 
 
 def bind_tape(*, engine, node_cls, node_ids, get_gradient, identity_grad, save_profiled,
-              gradient_error, check_gradient, input_name, interruption_point, scope_cls):
+              gradient_error, check_gradient, input_name, interruption_point, held,
+              scope_cls):
     """Hands in what the tape needs from the layers above (called once by
     ``engine/recording.py``): the engine, the ``TapeNode`` class and its id counter, the
     gradient registry's lookup, a saved clone's gradient, ``save_tensors``' profiled route
     (clones through the Identity kernel), ``GradientError``, the checks and names of the
-    reference (error paths), ``interruption_point`` and the ``Scope`` class."""
+    reference (error paths), ``interruption_point`` and what it reads (``held.pending``:
+    the signals held; it does nothing while that is empty) and the ``Scope`` class."""
     global _node_cls, _node_ids, _get_gradient, _identity_grad, _save_profiled
     global _gradient_error, _check_gradient_py, _input_name, _interruption_point, _scope_cls
-    global _tape_engine
+    global _tape_engine, _held
     if not issubclass(node_cls, TapeNodeBase):
         raise TypeError(f"bind_tape: node_cls must be a TapeNodeBase class, got {node_cls!r}")
     if not issubclass(scope_cls, ScopeBase):
@@ -61,6 +64,7 @@ def bind_tape(*, engine, node_cls, node_ids, get_gradient, identity_grad, save_p
     _check_gradient_py = check_gradient
     _input_name = input_name
     _interruption_point = interruption_point
+    _held = held
     _scope_cls = scope_cls
 
 
@@ -86,8 +90,18 @@ cdef list _save(EngineBase engine, ContextBase ctx, tensors, site):
         return _save_profiled(tensors)
     tape = ctx.tape if ctx.gradient_depth > 1 else None
     for t in tensors:
-        info = t.data_id.backend.share(t, t._shape)
-        clone = <HandleBase>_make(engine, info[0], info[1], info[2], ctx, site)
+        data_id = t.data_id
+        backend = data_id.backend
+        if (
+            isinstance(data_id, RecordBase)
+            and isinstance(backend, BackendBase)
+            and (<BackendBase>backend).stock_share
+        ):  # ``backend.share(t, t._shape)`` inline
+            (<RecordBase>data_id).refs += 1
+            clone = <HandleBase>_make(engine, data_id, t._shape, t.dtype, ctx, site)
+        else:
+            info = backend.share(t, t._shape)
+            clone = <HandleBase>_make(engine, info[0], info[1], info[2], ctx, site)
         clone.kept = True
         saved.append(clone)
         if tape is not None:
@@ -203,6 +217,7 @@ cdef object _tidy_call(EngineBase engine, fn):
         (<object>fn).__code__.co_flags & _ASYNC_FLAGS
     ):
         return engine.tidy(fn)
+    cdef HandleBase h
     cdef ContextBase ctx = _context()
     cdef ScopeBase scope = <ScopeBase>tt_new_instance(_scope_cls, _empty)
     scope.track = []
@@ -227,7 +242,16 @@ cdef object _tidy_call(EngineBase engine, fn):
         engine._finish_tidy(result)  # tidy's own end: its checks, events and messages
         return result
     cdef HandleBase t = <HandleBase>result
-    dispose_scope(engine, scope, [result])
+    note = None
+    for made in scope.track:  # ``dispose_scope(engine, scope, [result])``
+        if made is result:
+            continue
+        h = <HandleBase?>made
+        if h.kept or h._disposed:
+            continue
+        if note is None:
+            note = engine._scope_end_note(scope)
+        _dispose(engine, h, note)
     ctx.stack.pop()
     parent = scope.parent
     ctx.active = parent
@@ -255,28 +279,28 @@ def backprop(dict grads, list tape, tidy, add, zeros):
     cdef EngineBase engine = _tape_engine
     for k in range(len(tape) - 1, -1, -1):
         node = <TapeNodeBase?>tape[k]
-        _interruption_point()  # a Ctrl-C held by an optimizer step stops it here
+        if _held.pending:  # a Ctrl-C held by an optimizer step stops it here
+            _interruption_point()
         outputs = node.outputs
         n_out = len(outputs)
         if n_out == 1:
             dy = grads.get(outputs[0].id)
             if dy is None:
                 continue  # the node's output does not reach y through any recorded gradient
-            dys = [dy]
         else:
-            dys = [grads.get(o.id) for o in outputs]
-            if all(d is None for d in dys):
+            dy = [grads.get(o.id) for o in outputs]
+            if all(d is None for d in dy):
                 continue
         if node.gradient is None:
             raise _gradient_error(
                 f"Cannot compute gradient: gradient function not found for {node.kernel_name}."
             )
         if n_out != 1:
-            dys = [
+            dy = [
                 d if d is not None else zeros(list(o._shape), o.dtype)
-                for d, o in zip(dys, outputs)
+                for d, o in zip(dy, outputs)
             ]
-        thunks = node.gradient(dys if n_out > 1 else dys[0], node.saved, node.attrs)
+        thunks = node.gradient(dy, node.saved, node.attrs)
         inputs = node.inputs
         live = node.live
         n_in = len(inputs)

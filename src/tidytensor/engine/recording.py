@@ -18,7 +18,7 @@ from .. import _handles, kernel_registry
 from .. import kernel_names as k
 from ..callables import positional_arity
 from ..errors import ArgumentTypeError, GradientError
-from ..interrupts import interruption_point
+from ..interrupts import HELD, interruption_point
 from ..tensor import Tensor
 from .engine import ENGINE, tensors_in
 from .state import Scope, current_context
@@ -221,6 +221,7 @@ if _handles.TAPE_CORE is not None:
         check_gradient=_check_gradient,
         input_name=_input_name,
         interruption_point=interruption_point,
+        held=HELD,
         scope_cls=Scope,
     )
     record = _handles.TAPE_CORE.record  # noqa: F811 - the compiled version

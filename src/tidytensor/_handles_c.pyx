@@ -671,6 +671,10 @@ def dispatch(EngineBase engine, kernel_name, inputs, attrs):
 def run_kernel(EngineBase engine, kernel_name, tuple inputs, attrs=None):
     """Runs one kernel on the active backend; returns a Tensor or a list of them
     (``Engine.run_kernel``): inputs are checked live on the active backend first."""
+    return _run_kernel(engine, kernel_name, inputs, attrs)
+
+
+cdef object _run_kernel(EngineBase engine, kernel_name, tuple inputs, attrs):
     backend = engine._backend
     cdef HandleBase h
     for t in inputs:

@@ -24,7 +24,9 @@ cdef class TapeNodeBase:
 
 cdef object _node_cls = None
 cdef object _node_ids = None
-cdef object _get_gradient = None
+cdef object _registry = None
+cdef object _stock_get_gradient = None
+cdef dict _gradient_table = None
 cdef object _identity_grad = None
 cdef object _save_profiled = None
 cdef object _gradient_error = None
@@ -38,16 +40,18 @@ cdef object _UNNAMED_SCOPE = "unnamed scope"
 cdef object _IDENTITY = "Identity"
 
 
-def bind_tape(*, engine, node_cls, node_ids, get_gradient, identity_grad, save_profiled,
+def bind_tape(*, engine, node_cls, node_ids, registry, identity_grad, save_profiled,
               gradient_error, check_gradient, input_name, interruption_point, held,
               scope_cls):
     """Hands in what the tape needs from the layers above (called once by
     ``engine/recording.py``): the engine, the ``TapeNode`` class and its id counter, the
-    gradient registry's lookup, a saved clone's gradient, ``save_tensors``' profiled route
+    gradient registry (``registry.get_gradient``, looked up per call as the reference does:
+    tools wrap it; while it is not wrapped, its ``gradient_table()`` is read directly), a saved clone's gradient, ``save_tensors``' profiled route
     (clones through the Identity kernel), ``GradientError``, the checks and names of the
     reference (error paths), ``interruption_point`` and what it reads (``held.pending``:
     the signals held; it does nothing while that is empty) and the ``Scope`` class."""
-    global _node_cls, _node_ids, _get_gradient, _identity_grad, _save_profiled
+    global _node_cls, _node_ids, _registry, _identity_grad, _save_profiled
+    global _stock_get_gradient, _gradient_table
     global _gradient_error, _check_gradient_py, _input_name, _interruption_point, _scope_cls
     global _tape_engine, _held
     if not issubclass(node_cls, TapeNodeBase):
@@ -57,7 +61,9 @@ def bind_tape(*, engine, node_cls, node_ids, get_gradient, identity_grad, save_p
     _tape_engine = <EngineBase?>engine
     _node_cls = node_cls
     _node_ids = node_ids
-    _get_gradient = get_gradient
+    _registry = registry
+    _stock_get_gradient = registry.get_gradient
+    _gradient_table = registry.gradient_table()
     _identity_grad = identity_grad
     _save_profiled = save_profiled
     _gradient_error = gradient_error
@@ -66,6 +72,20 @@ def bind_tape(*, engine, node_cls, node_ids, get_gradient, identity_grad, save_p
     _interruption_point = interruption_point
     _held = held
     _scope_cls = scope_cls
+
+
+cdef inline object _tid(t):
+    """``t.id``, read from the C field of the core's handles."""
+    if isinstance(t, HandleBase):
+        return (<HandleBase>t).id
+    return t.id
+
+
+cdef inline object _tshape(t):
+    """``t._shape``, read from the C field of the core's handles."""
+    if isinstance(t, HandleBase):
+        return (<HandleBase>t)._shape
+    return t._shape
 
 
 cdef inline TapeNodeBase _new_node(kernel_name, inputs, outputs, saved, gradient, attrs):
@@ -116,7 +136,10 @@ def save_tensors(tensors):
 
 cdef int _record(EngineBase engine, ContextBase ctx, list tape, kernel_name, inputs,
                  list outputs, attrs, site) except -1:
-    config = _get_gradient(kernel_name)
+    if _registry.get_gradient is _stock_get_gradient:  # not wrapped: its table, read here
+        config = _gradient_table.get(kernel_name)
+    else:
+        config = _registry.get_gradient(kernel_name)
     if config is None:
         tape.append(_new_node(kernel_name, inputs, outputs, [], None, attrs))
         return 0
@@ -173,38 +196,58 @@ def filter_tape(list tape, xs, y):
     cdef Py_ssize_t n = len(tape), k, i, m
     cdef TapeNodeBase node
     cdef bytearray reach = bytearray(n)  # 1: from some x, 2: to y
-    cdef set from_x = {x.id for x in xs}
-    cdef set to_y = {y.id}
+    cdef set from_x = {_tid(x) for x in xs}
+    cdef set to_y = {_tid(y)}
     cdef bint hit
     for k in range(n):
         node = <TapeNodeBase?>tape[k]
         for t in node.inputs:
-            if t.id in from_x:
+            if _tid(t) in from_x:
                 reach[k] = 1
                 for o in node.outputs:
-                    from_x.add(o.id)
+                    from_x.add(_tid(o))
                 break
     for k in range(n - 1, -1, -1):
         node = <TapeNodeBase>tape[k]
         hit = False
         for o in node.outputs:
-            if o.id in to_y:
+            if _tid(o) in to_y:
                 hit = True
                 break
         if hit:
             if reach[k]:
                 reach[k] = 3
             for t in node.inputs:
-                to_y.add(t.id)
+                to_y.add(_tid(t))
     cdef list filtered = []
     for k in range(n):
         if reach[k] == 3:
             node = <TapeNodeBase>tape[k]
             inputs = node.inputs
             m = len(inputs)
-            node.live = tuple([inputs[i].id in from_x for i in range(m)])
+            node.live = tuple([_tid(inputs[i]) in from_x for i in range(m)])
             filtered.append(node)
     return filtered
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class KernelThunk:
+    """A gradient thunk that runs one kernel: ``KernelThunk(kernel_name, inputs, attrs)()``
+    is ``engine.run_kernel(kernel_name, inputs, attrs)`` (the tape's engine), with no Python
+    frame; ``backprop`` runs it in its scope directly."""
+
+    cdef object kernel_name
+    cdef tuple inputs
+    cdef object attrs
+
+    def __init__(self, kernel_name, tuple inputs, attrs=None):
+        self.kernel_name = kernel_name
+        self.inputs = inputs
+        self.attrs = attrs
+
+    def __call__(self):
+        return _run_kernel(<EngineBase>_tape_engine, self.kernel_name, self.inputs, self.attrs)
 
 
 cdef object _tidy_call(EngineBase engine, fn):
@@ -213,11 +256,13 @@ cdef object _tidy_call(EngineBase engine, fn):
     (the coroutine check) and results other than one tensor take ``engine.tidy``'s own
     route."""
     state = engine.state
-    if state.profiling or type(fn) is not _function_type or (
-        (<object>fn).__code__.co_flags & _ASYNC_FLAGS
+    cdef bint kernel_thunk = type(fn) is KernelThunk
+    if state.profiling or not kernel_thunk and (
+        type(fn) is not _function_type or (<object>fn).__code__.co_flags & _ASYNC_FLAGS
     ):
         return engine.tidy(fn)
     cdef HandleBase h
+    cdef KernelThunk kt
     cdef ContextBase ctx = _context()
     cdef ScopeBase scope = <ScopeBase>tt_new_instance(_scope_cls, _empty)
     scope.track = []
@@ -228,7 +273,11 @@ cdef object _tidy_call(EngineBase engine, fn):
     ctx.stack.append(scope)
     ctx.active = scope
     try:
-        result = fn()
+        if kernel_thunk:
+            kt = <KernelThunk>fn
+            result = _run_kernel(engine, kt.kernel_name, kt.inputs, kt.attrs)
+        else:
+            result = fn()
     except BaseException:
         engine.end_scope(None)
         raise
@@ -284,7 +333,7 @@ def backprop(dict grads, list tape, tidy, add, zeros):
         outputs = node.outputs
         n_out = len(outputs)
         if n_out == 1:
-            dy = grads.get(outputs[0].id)
+            dy = grads.get(_tid(outputs[0]))
             if dy is None:
                 continue  # the node's output does not reach y through any recorded gradient
         else:
@@ -315,13 +364,14 @@ def backprop(dict grads, list tape, tidy, add, zeros):
                 )
             dx = _tidy_call(engine, thunk) if fast_tidy else tidy(thunk)
             x = inputs[i]
+            x_shape = _tshape(x)
             if not (
                 type(dx) is _tensor_cls
                 and (<HandleBase>dx).dtype is _float32
-                and ((<HandleBase>dx)._shape is x._shape or (<HandleBase>dx)._shape == x._shape)
+                and ((<HandleBase>dx)._shape is x_shape or (<HandleBase>dx)._shape == x_shape)
             ):
                 _check_gradient_py(node.kernel_name, i, x, dx)  # raises unless it is fine
-            key = x.id
+            key = _tid(x)
             current = grads.get(key)
             if current is None:
                 grads[key] = dx

@@ -214,7 +214,7 @@ if _handles.TAPE_CORE is not None:
         engine=ENGINE,
         node_cls=TapeNode,
         node_ids=_node_ids,
-        get_gradient=kernel_registry.get_gradient,
+        registry=kernel_registry,
         identity_grad=_identity_grad,
         save_profiled=_save_profiled,
         gradient_error=GradientError,

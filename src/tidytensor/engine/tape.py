@@ -17,6 +17,7 @@ from ..errors import GradientError
 from ..interrupts import interruption_point
 from ..kernel_names import tfjs as kernel_names_tfjs
 from ..tensor import Tensor
+from .engine import ENGINE
 
 
 class TapeNode(_handles.TapeNodeBase):
@@ -47,6 +48,22 @@ class TapeNode(_handles.TapeNodeBase):
         self.attrs = attrs
         #: Which inputs depend on some x (set by ``filter_tape``); only those get gradients.
         self.live: tuple[bool, ...] = ()
+
+
+class KernelThunk:
+    """A gradient thunk that runs one kernel: ``KernelThunk(kernel_name, inputs, attrs)()``
+    is ``ENGINE.run_kernel(kernel_name, inputs, attrs)``. The compiled tape's own (which
+    ``backprop`` runs without a Python frame) replaces this one where it runs."""
+
+    __slots__ = ("kernel_name", "inputs", "attrs")
+
+    def __init__(self, kernel_name: str, inputs: tuple, attrs: Any = None) -> None:
+        self.kernel_name = kernel_name
+        self.inputs = inputs
+        self.attrs = attrs
+
+    def __call__(self) -> Any:
+        return ENGINE.run_kernel(self.kernel_name, self.inputs, self.attrs)
 
 
 def filter_tape(tape: list[TapeNode], xs: list[Tensor], y: Tensor) -> list[TapeNode]:
@@ -151,9 +168,10 @@ def _input_name(kernel_name: str, i: int) -> str:
     return names[i] if i < len(names) else str(i)
 
 
-#: The reference functions above by name: where the compiled core runs, ``filter_tape`` and
-#: ``backprop`` are its versions (``_tape_core.pxi``, the same behaviour).
-REFERENCE = {"filter_tape": filter_tape, "backprop": backprop}
+#: The reference functions above by name: where the compiled core runs, ``filter_tape``,
+#: ``backprop`` and ``KernelThunk`` are its versions (``_tape_core.pxi``, the same behaviour).
+REFERENCE = {"filter_tape": filter_tape, "backprop": backprop, "KernelThunk": KernelThunk}
 if _handles.TAPE_CORE is not None:
+    KernelThunk = _handles.TAPE_CORE.KernelThunk  # type: ignore[misc]  # noqa: F811
     filter_tape = _handles.TAPE_CORE.filter_tape  # noqa: F811 - the compiled version
     backprop = _handles.TAPE_CORE.backprop  # noqa: F811

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import kernel_names as k
 from .. import ops
 from ..engine import ENGINE
+from ..engine.tape import KernelThunk
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 from ..ops.creation import clone
@@ -43,8 +44,13 @@ def _reshape_same(res, shape):
 
 def _add_grad(dy, saved, attrs):
     a, b = saved
-    if a._shape == b._shape == dy._shape:  # nothing broadcast: TF.js's reshape(dy, shape)
-        return (lambda: _reshape_same(dy, a._shape), lambda: _reshape_same(dy, b._shape))
+    if a._shape == b._shape == dy._shape:
+        # Nothing broadcast: TF.js's reshape(dy, shape), whose checks cannot fail here, runs
+        # the Reshape kernel (one thunk object each, no Python frame on the compiled tape).
+        return (
+            KernelThunk(k.RESHAPE, (dy,), {"shape": a._shape}),
+            KernelThunk(k.RESHAPE, (dy,), {"shape": b._shape}),
+        )
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         lambda: sum_to_shape(dy, a._shape, out, True),

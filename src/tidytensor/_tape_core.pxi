@@ -109,17 +109,27 @@ cdef list _save(EngineBase engine, ContextBase ctx, tensors, site):
     if engine.state.profiling:  # TF.js clones through the Identity kernel: profiles list it
         return _save_profiled(tensors)
     tape = ctx.tape if ctx.gradient_depth > 1 else None
+    cdef HandleBase h
     for t in tensors:
-        data_id = t.data_id
-        backend = data_id.backend
-        if (
-            isinstance(data_id, RecordBase)
-            and isinstance(backend, BackendBase)
-            and (<BackendBase>backend).stock_share
-        ):  # ``backend.share(t, t._shape)`` inline
-            (<RecordBase>data_id).refs += 1
-            clone = <HandleBase>_make(engine, data_id, t._shape, t.dtype, ctx, site)
+        if isinstance(t, HandleBase):
+            h = <HandleBase>t
+            data_id = h.data_id
+            backend = (
+                (<RecordBase>data_id).backend if isinstance(data_id, RecordBase)
+                else data_id.backend
+            )
+            if (
+                isinstance(data_id, RecordBase)
+                and isinstance(backend, BackendBase)
+                and (<BackendBase>backend).stock_share
+            ):  # ``backend.share(t, t._shape)`` inline
+                (<RecordBase>data_id).refs += 1
+                clone = <HandleBase>_make(engine, data_id, h._shape, h.dtype, ctx, site)
+            else:
+                info = backend.share(t, h._shape)
+                clone = <HandleBase>_make(engine, info[0], info[1], info[2], ctx, site)
         else:
+            backend = t.data_id.backend
             info = backend.share(t, t._shape)
             clone = <HandleBase>_make(engine, info[0], info[1], info[2], ctx, site)
         clone.kept = True

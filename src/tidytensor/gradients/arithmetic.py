@@ -51,6 +51,10 @@ def _add_grad(dy, saved, attrs):
             KernelThunk(k.RESHAPE, (dy,), {"shape": a._shape}),
             KernelThunk(k.RESHAPE, (dy,), {"shape": b._shape}),
         )
+    return _add_grad_broadcast(dy, a, b)  # apart: the closures' cells cost the plain case
+
+
+def _add_grad_broadcast(dy, a, b):
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         lambda: sum_to_shape(dy, a._shape, out, True),

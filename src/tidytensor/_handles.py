@@ -23,6 +23,7 @@ __all__ = [
     "EngineBase",
     "HandleBase",
     "RecordBase",
+    "ReshapeKernel",
     "SameShapeKernel",
     "ScopeBase",
     "TAPE_CORE",
@@ -75,6 +76,7 @@ CoreState = _core.CoreState
 EngineBase = _core.EngineBase
 HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase
+ReshapeKernel = _core.ReshapeKernel
 SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
 TapeNodeBase = _core.TapeNodeBase

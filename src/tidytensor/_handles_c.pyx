@@ -294,6 +294,32 @@ def share_record(backend, x, shape, dtype=None):
     return (data_id, shape, dtype or x.dtype)
 
 
+@cython.final
+@cython.auto_pickle(False)
+cdef class ReshapeKernel:
+    """The Reshape kernel bound to ``backend`` (``xp_kernels.transformations.reshape``'s
+    ``bind``): ``kernel(inputs, attrs)`` is ``backend.share(inputs[0],
+    tuple(attrs["shape"]))``, with ``share_record`` inline for the core's backends."""
+
+    cdef object backend
+    cdef bint stock
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.stock = isinstance(backend, BackendBase) and (<BackendBase>backend).stock_share
+
+    def __call__(self, inputs, attrs):
+        cdef HandleBase h
+        x = inputs[0]
+        shape = tuple(attrs["shape"])
+        if self.stock and isinstance(x, HandleBase):
+            h = <HandleBase>x
+            if isinstance(h.data_id, RecordBase):
+                (<RecordBase>h.data_id).refs += 1
+                return (h.data_id, shape, h.dtype)
+        return self.backend.share(x, shape)
+
+
 def dispose_record(backend, data_id, bint force=False):
     """``ArrayBackend.dispose_data``: drops one reference to a buffer; frees it (and returns
     True) at zero, or at once with ``force``."""

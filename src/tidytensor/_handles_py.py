@@ -111,6 +111,20 @@ class BackendBase:
         return getattr(type(self), "share", None) is share_record
 
 
+class ReshapeKernel:
+    """The Reshape kernel bound to ``backend`` (``xp_kernels.transformations.reshape``'s
+    ``bind``): ``kernel(inputs, attrs)`` is ``backend.share(inputs[0],
+    tuple(attrs["shape"]))``."""
+
+    __slots__ = ("backend",)
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+
+    def __call__(self, inputs: Any, attrs: Any) -> tuple:
+        return self.backend.share(inputs[0], tuple(attrs["shape"]))
+
+
 def share_record(backend: Any, x: Any, shape: tuple[int, ...], dtype: str | None = None) -> tuple:
     """``ArrayBackend.share``: a TensorInfo viewing ``x``'s buffer with another shape (and
     dtype, None: ``x``'s): no copy, refcount + 1."""

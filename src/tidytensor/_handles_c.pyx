@@ -185,6 +185,10 @@ cdef class CoreState:
     cdef public Py_ssize_t peak_bytes
     #: Whether the memory alert fired and live bytes have not fallen below its level since.
     cdef public bint alert_fired
+    #: Whether ``tf.profile`` records kernels, and the next tidy scope's id (``EngineState``
+    #: documents them): C fields, which the compiled tape reads per node.
+    cdef public bint profiling
+    cdef public Py_ssize_t next_scope_id
     # ``check_bytes`` (see the property) and how ``_over_check`` compares with it: never
     # (infinity), as a C integer (``_check_int``), or as a Python object.
     cdef object _check_bytes

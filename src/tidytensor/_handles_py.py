@@ -71,6 +71,8 @@ class CoreState:
         "peak_bytes",
         "check_bytes",
         "alert_fired",
+        "profiling",
+        "next_scope_id",
     )
 
 

@@ -265,7 +265,7 @@ cdef object _tidy_call(EngineBase engine, fn):
     it made but its result. Profiles (scope events), functions that are not plain ones
     (the coroutine check) and results other than one tensor take ``engine.tidy``'s own
     route."""
-    state = engine.state
+    cdef CoreState state = engine.state
     cdef bint kernel_thunk = type(fn) is KernelThunk
     if state.profiling or not kernel_thunk and (
         type(fn) is not _function_type or (<object>fn).__code__.co_flags & _ASYNC_FLAGS

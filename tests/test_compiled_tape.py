@@ -391,3 +391,104 @@ def test_a_held_interrupt_stops_the_backward_pass():
     assert calls == [interrupts._SIGINT]
     assert _counts() == before
     x.dispose()
+
+
+# ------------------------------------------------------------------ the core's new pieces
+def test_reshape_kernel_views_the_buffer_as_share_does():
+    x = tf.tensor([1.0, 2.0, 3.0, 4.0])
+    backend = x.data_id.backend
+    kernel = _handles.ReshapeKernel(backend)
+    refs = x.data_id.refs
+    info = kernel((x,), {"shape": [2, 2]})
+    assert info == (x.data_id, (2, 2), "float32")
+    assert x.data_id.refs == refs + 1
+    assert backend.share(x, (2, 2)) == info  # the stock share: the same TensorInfo
+    backend.dispose_data(x.data_id)
+    backend.dispose_data(x.data_id)
+    assert type(ENGINE._kernels.get("Reshape") or ENGINE._missing_kernel("Reshape")) is (
+        _handles.ReshapeKernel
+    )
+    before = _counts()
+    y = tf.reshape(x, [2, 2])
+    assert y.array_sync() == [[1.0, 2.0], [3.0, 4.0]]
+    assert _counts() == (before[0] + 1, before[1], before[2] + 16)  # a view: no new buffer
+    tf.dispose([x, y])
+
+
+def test_kernel_thunk_runs_its_kernel_like_run_kernel():
+    x = tf.tensor([1.0, -2.0])
+    for thunk_cls in {tape.KernelThunk, tape.REFERENCE["KernelThunk"]}:
+        before = _counts()
+        out = thunk_cls("Reshape", (x,), {"shape": (2, 1)})()
+        assert out.shape == [2, 1] and out.array_sync() == [[1.0], [-2.0]]
+        assert _counts() == (before[0] + 1, before[1], before[2] + 8)
+        out.dispose()
+        x.dispose()
+        with pytest.raises(Exception) as compiled_error:
+            thunk_cls("Reshape", (x,), {"shape": (2, 1)})()
+        with pytest.raises(Exception) as reference_error:
+            ENGINE.run_kernel("Reshape", (x,), {"shape": (2, 1)})
+        assert str(compiled_error.value) == str(reference_error.value)
+        x = tf.tensor([1.0, -2.0])
+    x.dispose()
+
+
+@needs_core
+def test_only_a_tape_alone_takes_the_compiled_fast_route():
+    seen = {}
+
+    def f(v):
+        seen["mode"] = ENGINE._tape_only
+        return tf.add(v, v)
+
+    x = tf.scalar(2.0)
+    tf.dispose(tf.grad(f)(x))
+    assert seen["mode"] is True
+    for turn_on, turn_off in [
+        (
+            lambda: setattr(ENGINE, "check_kernel_leaks", True),
+            lambda: setattr(ENGINE, "check_kernel_leaks", False),
+        ),
+        (
+            lambda: (
+                tf.enable_debug_mode()
+                if hasattr(tf, "enable_debug_mode")
+                else setattr(ENGINE, "debug_mode", True)
+            ),
+            lambda: setattr(ENGINE, "debug_mode", False),
+        ),
+    ]:
+        turn_on()
+        ENGINE.update_mode()
+        try:
+            tf.dispose(tf.grad(f)(x))
+            assert seen["mode"] is False
+        finally:
+            turn_off()
+            ENGINE.update_mode()
+    tf.profile(lambda: tf.dispose(tf.grad(f)(x)))
+    assert seen["mode"] is False
+    x.dispose()
+
+
+def test_a_thunk_that_returns_an_awaitable_is_refused_as_tidy_refuses_it():
+    async def later():
+        return None
+
+    def exp_grad(dy, saved, attrs):
+        return (lambda: later(),)
+
+    original = get_gradient("Exp")
+    register_gradient(GradConfig("Exp", exp_grad))
+    x = tf.scalar(0.5)
+    try:
+        with pytest.raises(Exception) as compiled:
+            tf.grad(tf.exp)(x)
+        with reference_tape(), pytest.raises(Exception) as reference:
+            tf.grad(tf.exp)(x)
+    finally:
+        register_gradient(original)
+        x.dispose()
+    assert type(compiled.value) is type(reference.value)
+    assert str(compiled.value) == str(reference.value)
+    assert "awaitable" in str(compiled.value)

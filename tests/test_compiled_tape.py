@@ -172,7 +172,8 @@ def test_fuzz_compiled_tape_matches_the_reference(steps, shape, seed):
     assert compiled["final"] == [0, 0, 0]
 
 
-# Programs the pure-Python engine runs in a subprocess (their results must match ours).
+# Programs the pure-Python engine runs in a subprocess (their results must match ours):
+# these, and random ones drawn from a fixed seed.
 FIXED_PROGRAMS = [
     ([("add", 0, 1)] * 30, [1]),
     ([("add", 2, 1), ("mul", 3, 0), ("square", 4), ("sub", 5, 2), ("div", 6, 1)], [2, 3]),
@@ -194,8 +195,26 @@ def _fixed_values(shape):
     ]
 
 
+def _random_programs(count, seed):
+    """``count`` random programs (the fuzz's steps), the same in every process."""
+    rng = np.random.default_rng(seed)
+    programs = []
+    for _ in range(count):
+        steps = []
+        for _ in range(int(rng.integers(1, 13))):
+            if rng.random() < 0.4:
+                steps.append((str(rng.choice(_UNARY)), int(rng.integers(0, 50))))
+            else:
+                steps.append(
+                    (str(rng.choice(_BINARY)), int(rng.integers(0, 50)), int(rng.integers(0, 50)))
+                )
+        programs.append((steps, [[1], [3], [2, 3]][int(rng.integers(0, 3))]))
+    return programs
+
+
 def _fixed_results():
-    return [run_program(steps, shape, _fixed_values(shape)) for steps, shape in FIXED_PROGRAMS]
+    programs = FIXED_PROGRAMS + _random_programs(40, seed=16)
+    return [run_program(steps, shape, _fixed_values(shape)) for steps, shape in programs]
 
 
 @needs_core

@@ -23,8 +23,11 @@ __all__ = [
     "EngineBase",
     "HandleBase",
     "RecordBase",
+    "ReshapeKernel",
     "SameShapeKernel",
     "ScopeBase",
+    "TAPE_CORE",
+    "TapeNodeBase",
     "bind",
     "dispatch",
     "dispose_record",
@@ -36,6 +39,7 @@ __all__ = [
     "new_handle",
     "new_record",
     "run_kernel",
+    "share_record",
 ]
 
 #: Why the compiled core is not running (None while it runs).
@@ -72,8 +76,10 @@ CoreState = _core.CoreState
 EngineBase = _core.EngineBase
 HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase
+ReshapeKernel = _core.ReshapeKernel
 SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
+TapeNodeBase = _core.TapeNodeBase
 bind = _core.bind
 dispatch = _core.dispatch
 dispose_record = _core.dispose_record
@@ -85,3 +91,9 @@ make_tensor = _core.make_tensor
 new_handle = _core.new_handle
 new_record = _core.new_record
 run_kernel = _core.run_kernel
+share_record = _core.share_record
+
+#: The compiled tape (``record``, ``save_tensors``, ``filter_tape``, ``backprop``,
+#: ``free_saved``, bound by ``bind_tape``), or None where the pure-Python engine runs:
+#: ``engine/tape.py`` and ``engine/recording.py`` are its reference and then run themselves.
+TAPE_CORE = _core if KIND == "compiled" else None

@@ -185,6 +185,10 @@ cdef class CoreState:
     cdef public Py_ssize_t peak_bytes
     #: Whether the memory alert fired and live bytes have not fallen below its level since.
     cdef public bint alert_fired
+    #: Whether ``tf.profile`` records kernels, and the next tidy scope's id (``EngineState``
+    #: documents them): C fields, which the compiled tape reads per node.
+    cdef public bint profiling
+    cdef public Py_ssize_t next_scope_id
     # ``check_bytes`` (see the property) and how ``_over_check`` compares with it: never
     # (infinity), as a C integer (``_check_int``), or as a Python object.
     cdef object _check_bytes
@@ -264,10 +268,13 @@ cdef class BackendBase:
     cdef public bint alive
     cdef public Py_ssize_t _num_ids
     cdef readonly bint stock_dispose
+    #: Whether its ``share`` is ``share_record``, which the tape then runs inline.
+    cdef readonly bint stock_share
 
     def __cinit__(self, *args, **kwargs):
         self.alive = True
         self.stock_dispose = getattr(type(self), "dispose_data", None) is dispose_record
+        self.stock_share = getattr(type(self), "share", None) is share_record
 
 
 cdef inline bint _free_record(BackendBase backend, RecordBase rec, bint force):
@@ -278,6 +285,43 @@ cdef inline bint _free_record(BackendBase backend, RecordBase rec, bint force):
         backend._num_ids -= 1
         return True
     return False
+
+
+def share_record(backend, x, shape, dtype=None):
+    """``ArrayBackend.share``: a TensorInfo viewing ``x``'s buffer with another shape (and
+    dtype, None: ``x``'s): no copy, refcount + 1."""
+    data_id = x.data_id
+    if isinstance(data_id, RecordBase):
+        (<RecordBase>data_id).refs += 1
+    else:
+        data_id.refs += 1
+    return (data_id, shape, dtype or x.dtype)
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class ReshapeKernel:
+    """The Reshape kernel bound to ``backend`` (``xp_kernels.transformations.reshape``'s
+    ``bind``): ``kernel(inputs, attrs)`` is ``backend.share(inputs[0],
+    tuple(attrs["shape"]))``, with ``share_record`` inline for the core's backends."""
+
+    cdef object backend
+    cdef bint stock
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.stock = isinstance(backend, BackendBase) and (<BackendBase>backend).stock_share
+
+    def __call__(self, inputs, attrs):
+        cdef HandleBase h
+        x = inputs[0]
+        shape = tuple(attrs["shape"])
+        if self.stock and isinstance(x, HandleBase):
+            h = <HandleBase>x
+            if isinstance(h.data_id, RecordBase):
+                (<RecordBase>h.data_id).refs += 1
+                return (h.data_id, shape, h.dtype)
+        return self.backend.share(x, shape)
 
 
 def dispose_record(backend, data_id, bint force=False):
@@ -302,6 +346,9 @@ cdef class EngineBase:
     cdef public dict _kernels
     cdef public dict _same_shape_kernels
     cdef public bint _slow
+    #: Whether a gradient tape is all that watches kernel calls (``Engine.update_mode``):
+    #: ``FastOp`` then runs its kernel unwatched and records the call itself.
+    cdef public bint _tape_only
     cdef public bint track_sites
 
 
@@ -654,6 +701,10 @@ def dispatch(EngineBase engine, kernel_name, inputs, attrs):
 def run_kernel(EngineBase engine, kernel_name, tuple inputs, attrs=None):
     """Runs one kernel on the active backend; returns a Tensor or a list of them
     (``Engine.run_kernel``): inputs are checked live on the active backend first."""
+    return _run_kernel(engine, kernel_name, inputs, attrs)
+
+
+cdef object _run_kernel(EngineBase engine, kernel_name, tuple inputs, attrs):
     backend = engine._backend
     cdef HandleBase h
     for t in inputs:
@@ -889,9 +940,9 @@ cdef object _fast_op_vectorcall(object callable, PyObject **args, size_t nargsf,
     if site is None and engine.track_sites:
         site = _caller_site()
     if ok:
-        if not engine._slow:
+        if not engine._slow or engine._tape_only:
             # Both buffers hold float32 arrays of the tensors' shape: the kernel's math
-            # and one new handle, nothing else.
+            # and one new handle, nothing else (and, while a tape records, its node).
             table = engine._same_shape_kernels
             if table is self._fast_table:
                 fast = self._fast
@@ -915,10 +966,16 @@ cdef object _fast_op_vectorcall(object callable, PyObject **args, size_t nargsf,
                     else:  # a backend's own shortcut
                         out = fast(ra, rb)
                     if isinstance(out, RecordBase):
-                        return _make(engine, out, (<RecordBase>out).shape,
-                                     (<RecordBase>out).dtype, ctx, site)
-                    if out is not None:
-                        return _make(engine, out, out.shape, out.dtype, ctx, site)
+                        res = _make(engine, out, (<RecordBase>out).shape,
+                                    (<RecordBase>out).dtype, ctx, site)
+                    elif out is not None:
+                        res = _make(engine, out, out.shape, out.dtype, ctx, site)
+                    else:
+                        res = None
+                    if res is not None:
+                        if engine._slow:
+                            _tape_fast_call(engine, ctx, self.kernel_name, x, y, res, site)
+                        return res
         if ctx.site is not None or site is None:
             return engine._dispatch(self.kernel_name, (x, y), None)
     elif ctx.site is not None or site is None:
@@ -945,3 +1002,6 @@ tt_enable_vectorcall(FastOp, _vectorcall_offset())
 def fast_op(engine, kernel_name, op_wrapper):
     """The public op of ``Engine.make_op`` with a ``fast_kernel`` (see ``FastOp``)."""
     return FastOp(engine, kernel_name, op_wrapper)
+
+
+include "_tape_core.pxi"

@@ -71,6 +71,8 @@ class CoreState:
         "peak_bytes",
         "check_bytes",
         "alert_fired",
+        "profiling",
+        "next_scope_id",
     )
 
 
@@ -79,6 +81,14 @@ class ScopeBase:
     ``id`` and ``parent`` scope."""
 
     __slots__ = ("track", "name", "id", "parent")
+
+
+class TapeNodeBase:
+    """The fields of one recorded kernel call (``tape.TapeNode``). The compiled core also
+    holds the tape's functions (``_tape_core.pxi``); their reference is ``engine/tape.py``
+    and ``engine/recording.py``, which run themselves here."""
+
+    __slots__ = ("id", "kernel_name", "inputs", "outputs", "saved", "gradient", "attrs", "live")
 
 
 class ContextBase:
@@ -90,12 +100,38 @@ class ContextBase:
 class BackendBase:
     """The fields of an array backend the per-op path reads and writes
     (``array_backend.ArrayBackend``): ``alive`` and ``_num_ids``, its count of buffers.
-    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``. Plain attributes
+    ``stock_dispose``: whether its ``dispose_data`` is ``dispose_record``; ``stock_share``:
+    whether its ``share`` is ``share_record``. Plain attributes
     here (set by the backend)."""
 
     @property
     def stock_dispose(self) -> bool:
         return getattr(type(self), "dispose_data", None) is dispose_record
+
+    @property
+    def stock_share(self) -> bool:
+        return getattr(type(self), "share", None) is share_record
+
+
+class ReshapeKernel:
+    """The Reshape kernel bound to ``backend`` (``xp_kernels.transformations.reshape``'s
+    ``bind``): ``kernel(inputs, attrs)`` is ``backend.share(inputs[0],
+    tuple(attrs["shape"]))``."""
+
+    __slots__ = ("backend",)
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+
+    def __call__(self, inputs: Any, attrs: Any) -> tuple:
+        return self.backend.share(inputs[0], tuple(attrs["shape"]))
+
+
+def share_record(backend: Any, x: Any, shape: tuple[int, ...], dtype: str | None = None) -> tuple:
+    """``ArrayBackend.share``: a TensorInfo viewing ``x``'s buffer with another shape (and
+    dtype, None: ``x``'s): no copy, refcount + 1."""
+    x.data_id.refs += 1
+    return (x.data_id, shape, dtype or x.dtype)
 
 
 def dispose_record(backend: Any, data_id: Any, force: bool = False) -> bool:

@@ -20,7 +20,7 @@ try:  # the C module: a handler swap costs about a microsecond (signal.signal wr
 except ImportError:  # pragma: no cover - other Python implementations
     import signal as _sig
 
-__all__ = ["critical_section", "interruption_point"]
+__all__ = ["HELD", "critical_section", "interruption_point"]
 
 _SIGINT = int(_sig.SIGINT)
 _MAIN_THREAD = threading.main_thread()
@@ -33,6 +33,11 @@ class _Held:
     depth = 0
     previous: Any = None
     pending: list[tuple[int, Any]] = []
+
+
+#: The held state ``interruption_point`` reads: it does nothing while ``HELD.pending`` is
+#: empty (the compiled tape checks that before calling it).
+HELD = _Held
 
 
 def _record(signum: int, frame: Any) -> None:

@@ -116,6 +116,12 @@ def get_gradient(kernel_name: str) -> GradConfig | None:
     return _grads.get(kernel_name)
 
 
+def gradient_table() -> dict[str, GradConfig]:
+    """The live table ``get_gradient`` reads (kernel name -> GradConfig): the compiled tape
+    reads it directly while ``get_gradient`` is not wrapped. Never modify it."""
+    return _grads
+
+
 def registered_gradients() -> dict[str, GradConfig]:
     return dict(_grads)
 

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from .._handles import BackendBase, RecordBase, SameShapeKernel, dispose_record
+from .._handles import BackendBase, RecordBase, SameShapeKernel, dispose_record, share_record
 from .._handles import new_record as _new_record
 from ..dtypes import DTYPE_OF_STORAGE, DTYPE_OF_USER_ARRAY, NUMPY_DTYPE, STRING
 from ..kernel_registry import KernelConfig, register_kernel
@@ -134,10 +134,10 @@ class ArrayBackend(BackendBase, Backend):
             values = values.astype(NUMPY_DTYPE[dtype])
         return values if data_id.shape == shape else values.reshape(shape)
 
-    def share(self, x: Any, shape: tuple[int, ...], dtype: str | None = None) -> tuple:
-        """A TensorInfo viewing ``x``'s buffer with another shape: no copy, refcount + 1."""
-        x.data_id.refs += 1
-        return (x.data_id, shape, dtype or x.dtype)
+    #: A TensorInfo viewing ``x``'s buffer with another shape: no copy, refcount + 1;
+    #: ``self.share(x, shape, dtype=None)``. The per-op core's function, which the compiled
+    #: tape runs inline for the tensors a gradient saves.
+    share = share_record
 
     def array(self, t: Any) -> Any:
         """The array behind a tensor (or TensorInfo-like), viewed with its shape and dtype."""

@@ -93,6 +93,10 @@ class Engine(
         #: True while something watches kernel calls (profiling, a tape, debug mode, the
         #: leak detector): ``_dispatch`` then runs each kernel under a ``KernelWatch``.
         self._slow = False
+        #: True while a gradient tape is all that watches kernel calls and the compiled
+        #: tape records them: its fast ops then run their kernel unwatched and record the
+        #: call themselves (``_handles_c.pyx``'s ``FastOp``; see ``update_mode``).
+        self._tape_only = False
         self.check_kernel_leaks = False
         self.memory_limit: int | None = None
         #: ``tf.config.set_memory_alert``: live buffer bytes at which the alert fires.
@@ -256,6 +260,13 @@ class Engine(
         except BaseException:
             self.end_scope(None)
             raise
+        self._finish_tidy(result)
+        return result
+
+    def _finish_tidy(self, result: Any) -> None:
+        """The end of ``tidy`` once its function returned ``result``: an awaitable is
+        refused, anything else ends the scope (the compiled tape's thunk scopes end here
+        too, unless they return one tensor)."""
         if type(result) is not Tensor and result is not None and inspect.isawaitable(result):
             self.end_scope(None)
             if inspect.iscoroutine(result):
@@ -265,7 +276,6 @@ class Engine(
                 "cannot track tensors across 'await'. Dispose tensors by hand in async code."
             )
         self.end_scope(result)
-        return result
 
     def make_op(
         self,
@@ -382,6 +392,13 @@ class Engine(
         state = self.state
         watched = bool(state.profiling or self.check_kernel_leaks or self.debug_mode)
         self._slow = watched or state.taping > 0 or self.tracer is not None
+        self._tape_only = (
+            self._slow
+            and not watched
+            and self.tracer is None
+            and _handles.TAPE_CORE is not None
+            and self.record_tape is _handles.TAPE_CORE.record
+        )
 
     #: Set by ``engine.recording``: records a kernel call on the active tape.
     record_tape: Callable | None = None

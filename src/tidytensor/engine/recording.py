@@ -14,14 +14,15 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from .. import _handles, kernel_registry
 from .. import kernel_names as k
-from .. import kernel_registry
 from ..callables import positional_arity
 from ..errors import ArgumentTypeError, GradientError
+from ..interrupts import HELD, interruption_point
 from ..tensor import Tensor
 from .engine import ENGINE, tensors_in
-from .state import current_context
-from .tape import TapeNode
+from .state import Scope, current_context
+from .tape import TapeNode, _check_gradient, _input_name
 
 __all__ = ["custom_grad", "end_tape", "free_tape", "record", "save_tensors", "start_tape"]
 
@@ -35,13 +36,9 @@ def save_tensors(tensors: list[Tensor]) -> list[Tensor]:
     outer gradient can follow the path through saved tensors. An outermost call's gradient
     functions run after its tape stops recording, so there nothing would ever follow them.
     """
+    if ENGINE.state.profiling:
+        return _save_profiled(tensors)
     saved = []
-    if ENGINE.state.profiling:  # TF.js clones through the Identity kernel: profiles list it
-        for t in tensors:
-            clone = ENGINE.run_kernel(k.IDENTITY, (t,))
-            clone.kept = True
-            saved.append(clone)
-        return saved
     ctx = current_context()
     tape = ctx.tape if ctx.gradient_depth > 1 else None
     make_tensor = ENGINE._make_tensor
@@ -58,9 +55,20 @@ def save_tensors(tensors: list[Tensor]) -> list[Tensor]:
     return saved
 
 
-def _identity_grad(dys: list[Tensor]) -> list[Callable[[], Tensor]]:
+def _save_profiled(tensors: list[Tensor]) -> list[Tensor]:
+    """``save_tensors`` while profiling: TF.js clones through the Identity kernel, so
+    profiles list it."""
+    saved = []
+    for t in tensors:
+        clone = ENGINE.run_kernel(k.IDENTITY, (t,))
+        clone.kept = True
+        saved.append(clone)
+    return saved
+
+
+def _identity_grad(dy: Tensor, saved: list[Tensor], attrs: Any) -> list[Callable[[], Tensor]]:
     # tf.cast(dy, 'float32')'s kernel (the engine sits below the ops).
-    return [lambda: ENGINE.run_kernel(k.CAST, (dys[0],), {"dtype": "float32"})]
+    return [lambda: ENGINE.run_kernel(k.CAST, (dy,), {"dtype": "float32"})]
 
 
 def record(kernel_name: str, inputs: tuple, outputs: list[Tensor], attrs: Any) -> None:
@@ -79,15 +87,9 @@ def record(kernel_name: str, inputs: tuple, outputs: list[Tensor], attrs: Any) -
     if config.outputs_to_save:
         to_save += [o for o, keep in zip(outputs, config.outputs_to_save, strict=False) if keep]
     saved = save_tensors(to_save) if to_save else []
-    grad_func = config.grad_func
-
-    def gradient(dys: list[Tensor], saved: list[Tensor] = saved, attrs: Any = attrs) -> Any:
-        return grad_func(dys if len(dys) > 1 else dys[0], saved, attrs)
-
-    tape.append(TapeNode(next(_node_ids), kernel_name, inputs, outputs, saved, gradient, attrs))
-
-
-ENGINE.record_tape = record
+    tape.append(
+        TapeNode(next(_node_ids), kernel_name, inputs, outputs, saved, config.grad_func, attrs)
+    )
 
 
 def start_tape() -> None:
@@ -109,12 +111,17 @@ def free_tape() -> None:
     """At the end of the outermost gradient call: dispose every saved tensor."""
     ctx = current_context()
     if ctx.gradient_depth == 0 and ctx.tape is not None:
-        dispose = ENGINE.dispose_tensor
-        for node in ctx.tape:
-            for t in node.saved:
-                if not t._disposed:
-                    dispose(t, _FREED_WITH_TAPE)
+        free_saved(ENGINE, ctx.tape, _FREED_WITH_TAPE)
         ctx.tape = None
+
+
+def free_saved(engine: Any, tape: list[TapeNode], note: str) -> None:
+    """Disposes every node's saved tensors not disposed yet."""
+    dispose = engine.dispose_tensor
+    for node in tape:
+        for t in node.saved:
+            if not t._disposed:
+                dispose(t, note)
 
 
 #: How a saved tensor was disposed, for a use-after-dispose error.
@@ -177,9 +184,9 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
         if state.tape is not None and state.gradient_depth > 0 and state.kernel_depth == 0:
             n = len(inputs)
 
-            def gradient(dys: list[Tensor]) -> list[Callable[[], Tensor]]:
+            def gradient(dy: Tensor, _saved: Any, _attrs: Any) -> list[Callable[[], Tensor]]:
                 takes_saved = positional_arity(grad_func) != 1
-                out = grad_func(dys[0], saved) if takes_saved else grad_func(dys[0])
+                out = grad_func(dy, saved) if takes_saved else grad_func(dy)
                 out = list(out) if isinstance(out, (list, tuple)) else [out]
                 if len(out) != n:
                     raise GradientError(
@@ -196,3 +203,28 @@ def custom_grad(f: Callable[..., dict]) -> Callable[..., Tensor]:
         return value
 
     return wrapped
+
+
+#: The reference functions above by name: where the compiled core runs, ``record``,
+#: ``save_tensors`` and ``free_saved`` are its versions (``_tape_core.pxi``, the same
+#: behaviour), bound here to what they need.
+REFERENCE = {"record": record, "save_tensors": save_tensors, "free_saved": free_saved}
+if _handles.TAPE_CORE is not None:
+    _handles.TAPE_CORE.bind_tape(
+        engine=ENGINE,
+        node_cls=TapeNode,
+        node_ids=_node_ids,
+        registry=kernel_registry,
+        identity_grad=_identity_grad,
+        save_profiled=_save_profiled,
+        gradient_error=GradientError,
+        check_gradient=_check_gradient,
+        input_name=_input_name,
+        interruption_point=interruption_point,
+        held=HELD,
+        scope_cls=Scope,
+    )
+    record = _handles.TAPE_CORE.record  # noqa: F811 - the compiled version
+    save_tensors = _handles.TAPE_CORE.save_tensors  # noqa: F811
+    free_saved = _handles.TAPE_CORE.free_saved  # noqa: F811
+ENGINE.record_tape = record

@@ -94,16 +94,14 @@ def _context_or_fresh() -> ScopeContext:
 class EngineState(CoreState):
     """Everything ``engine.reset()`` throws away. The per-op counters (``num_tensors``,
     ``num_string_tensors``, ``num_data_buffers``, ``num_bytes``, ``buffer_bytes``,
-    ``peak_bytes``, ``check_bytes``, ``alert_fired``) are ``CoreState``'s fields
-    (``_handles.py``)."""
+    ``peak_bytes``, ``check_bytes``, ``alert_fired``), ``profiling`` and ``next_scope_id`` are
+    ``CoreState``'s fields (``_handles.py``)."""
 
     __slots__ = (
         "registered_variables",
         "byte_limit",
         "leaked",
-        "next_scope_id",
         "taping",
-        "profiling",
         "profile_kernels",
         "profile_scopes",
     )

@@ -12,16 +12,22 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .. import _handles
 from ..errors import GradientError
 from ..interrupts import interruption_point
 from ..kernel_names import tfjs as kernel_names_tfjs
 from ..tensor import Tensor
+from .engine import ENGINE
 
 
-class TapeNode:
-    """One recorded kernel call."""
+class TapeNode(_handles.TapeNodeBase):
+    """One recorded kernel call. ``gradient(dy, saved, attrs)`` (a ``GradConfig``'s
+    ``grad_func``; ``dy`` is the list of output gradients for a kernel of several outputs)
+    gives one thunk per input; None: the kernel has no gradient. The fields are
+    ``TapeNodeBase``'s (``_handles.py``): C fields in the compiled core, which makes its
+    nodes without this ``__init__``."""
 
-    __slots__ = ("id", "kernel_name", "inputs", "outputs", "saved", "gradient", "attrs", "live")
+    __slots__ = ()
 
     def __init__(
         self,
@@ -30,7 +36,7 @@ class TapeNode:
         inputs: tuple[Tensor, ...],
         outputs: list[Tensor],
         saved: list[Tensor],
-        gradient: Callable[[list[Tensor | None]], Any] | None,
+        gradient: Callable[[Any, list[Tensor], Any], Any] | None,
         attrs: Any,
     ):
         self.id = node_id
@@ -42,6 +48,22 @@ class TapeNode:
         self.attrs = attrs
         #: Which inputs depend on some x (set by ``filter_tape``); only those get gradients.
         self.live: tuple[bool, ...] = ()
+
+
+class KernelThunk:
+    """A gradient thunk that runs one kernel: ``KernelThunk(kernel_name, inputs, attrs)()``
+    is ``ENGINE.run_kernel(kernel_name, inputs, attrs)``. The compiled tape's own (which
+    ``backprop`` runs without a Python frame) replaces this one where it runs."""
+
+    __slots__ = ("kernel_name", "inputs", "attrs")
+
+    def __init__(self, kernel_name: str, inputs: tuple, attrs: Any = None) -> None:
+        self.kernel_name = kernel_name
+        self.inputs = inputs
+        self.attrs = attrs
+
+    def __call__(self) -> Any:
+        return ENGINE.run_kernel(self.kernel_name, self.inputs, self.attrs)
 
 
 def filter_tape(tape: list[TapeNode], xs: list[Tensor], y: Tensor) -> list[TapeNode]:
@@ -88,7 +110,7 @@ def backprop(
             dy if dy is not None else zeros(list(o._shape), o.dtype)
             for dy, o in zip(dys, node.outputs, strict=True)
         ]
-        thunks = node.gradient(dys)
+        thunks = node.gradient(dys if len(dys) > 1 else dys[0], node.saved, node.attrs)
         for i, x in enumerate(node.inputs):
             if not node.live[i]:
                 continue
@@ -144,3 +166,12 @@ def _input_name(kernel_name: str, i: int) -> str:
     if len(names) == 1 and names[0].startswith("*"):
         return f"{names[0][1:]}[{i}]"
     return names[i] if i < len(names) else str(i)
+
+
+#: The reference functions above by name: where the compiled core runs, ``filter_tape``,
+#: ``backprop`` and ``KernelThunk`` are its versions (``_tape_core.pxi``, the same behaviour).
+REFERENCE = {"filter_tape": filter_tape, "backprop": backprop, "KernelThunk": KernelThunk}
+if _handles.TAPE_CORE is not None:
+    KernelThunk = _handles.TAPE_CORE.KernelThunk  # type: ignore[misc]  # noqa: F811
+    filter_tape = _handles.TAPE_CORE.filter_tape  # noqa: F811 - the compiled version
+    backprop = _handles.TAPE_CORE.backprop  # noqa: F811

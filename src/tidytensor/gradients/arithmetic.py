@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from .. import kernel_names as k
 from .. import ops
+from ..engine import ENGINE
+from ..engine.tape import KernelThunk
 from ..geometry.broadcast import assert_and_get_broadcast_shape, get_reduction_axes
 from ..kernel_registry import GradConfig, register_gradient
 from ..ops.creation import clone
@@ -23,14 +25,36 @@ def sum_to_shape(res, shape, out_shape, always_reshape=False):
     ``always_reshape`` (Add, Sub, Pow, Atan2 reshape unconditionally). ``res`` must not be the
     caller's ``dy`` unless ``always_reshape`` is set: the tape disposes partial gradients."""
     shape = tuple(shape)
+    if always_reshape and res._shape == shape:  # nothing broadcast: no axes to sum
+        return _reshape_same(res, shape)
     axes = get_reduction_axes(shape, tuple(out_shape))
     if axes:
         return ops.reshape(ops.sum(res, axes), list(shape))
     return ops.reshape(res, list(shape)) if always_reshape else res
 
 
+def _reshape_same(res, shape):
+    """``ops.reshape(res, list(shape))`` where ``shape`` is ``res``'s own: what the op runs
+    once its checks passed (they cannot fail here), the Reshape kernel, so tapes and
+    profiles see it as TF.js's does."""
+    if not res._disposed and res.data_id.backend is ENGINE._backend:
+        return ENGINE.run_kernel(k.RESHAPE, (res,), {"shape": shape})
+    return ops.reshape(res, list(shape))  # its checks' own error
+
+
 def _add_grad(dy, saved, attrs):
     a, b = saved
+    if a._shape == b._shape == dy._shape:
+        # Nothing broadcast: TF.js's reshape(dy, shape), whose checks cannot fail here, runs
+        # the Reshape kernel (one thunk object each, no Python frame on the compiled tape).
+        return (
+            KernelThunk(k.RESHAPE, (dy,), {"shape": a._shape}),
+            KernelThunk(k.RESHAPE, (dy,), {"shape": b._shape}),
+        )
+    return _add_grad_broadcast(dy, a, b)  # apart: the closures' cells cost the plain case
+
+
+def _add_grad_broadcast(dy, a, b):
     out = assert_and_get_broadcast_shape(a._shape, b._shape)
     return (
         lambda: sum_to_shape(dy, a._shape, out, True),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ... import kernel_names as k
+from ..._handles import ReshapeKernel
 from ...dtypes import NUMPY_DTYPE
 from ...errors import InvalidArgumentError
 from ...geometry.broadcast import assert_and_get_broadcast_shape
@@ -14,6 +15,10 @@ from ..xp_compat import errstate
 
 def reshape(inputs, attrs, backend):
     return backend.share(inputs[0], tuple(attrs["shape"]))
+
+
+#: Bound to a backend, the per-op core's ``ReshapeKernel``: the same, without a Python frame.
+reshape.bind = ReshapeKernel  # type: ignore[attr-defined]
 
 
 def expand_dims(inputs, attrs, backend):

@@ -14,6 +14,7 @@ import pytest
 
 import tidytensor as tf
 import tidytensor.layers as L
+from tidytensor.compiled import scratch
 from tidytensor.engine import ENGINE
 
 RNG = np.random.default_rng(151)
@@ -139,6 +140,39 @@ def test_elementwise_outputs_are_written_over_an_input_that_dies_there():
         assert out.data_sync().tobytes() == expected
         out.dispose()
     tf.dispose([x, w])
+
+
+def test_only_the_largest_candidates_are_weighed_and_results_hold(monkeypatch):
+    """A long trace (an unrolled RNN's has thousands of steps) plans its scratch from the
+    MAX_CANDIDATES largest candidates only: weighing every one re-planned the whole replay
+    per candidate, a trace time quadratic in its steps."""
+    w = tf.variable(tf.ones([64], "float32"))
+    n = 48  # three times MAX_CANDIDATES
+
+    @tf.function
+    def f(x, big):
+        for i in range(n):
+            x = tf.relu(tf.mul(x, float(i % 3) - 0.5))
+        big = tf.add(tf.mul(big, w), 1.0)  # the largest intermediates
+        return tf.add(tf.sum(x), tf.sum(big))
+
+    trials = []
+    assign = scratch._assign
+    monkeypatch.setattr(scratch, "_assign", lambda *a: trials.append(1) or assign(*a))
+    x = tf.tensor1d(np.linspace(-1, 1, 4), "float32")
+    big = tf.ones([256, 64], "float32")
+    tf.config.run_functions_eagerly(True)
+    expected = f(x, big).data_sync().tobytes()
+    tf.config.run_functions_eagerly(False)
+    tf.dispose(f(x, big))
+    (replay,) = replays(f)
+    arrays = replay.scratch.plan.array_of
+    assert 0 < len(arrays) <= scratch.MAX_CANDIDATES
+    assert len(trials) == scratch.MAX_CANDIDATES  # one re-plan per candidate weighed
+    assert max(replay.scratch.plan.sizes) == 256 * 64 * 4
+    out = f(x, big)
+    assert out.data_sync().tobytes() == expected
+    tf.dispose([out, x, big, w])
 
 
 def test_scratch_bytes_are_counted_once_and_freed_with_the_model(cleanup):

@@ -18,7 +18,10 @@ write into arrays it keeps instead (*scratch*), allocated once per signature:
 - candidates are taken largest first, each only while the arrays' bytes plus the peak of
   the buffers the replay still allocates stay within a bound: the peak of the traced
   (eager) call, measured while it ran (``function.py``), or the plan's peak if more. A
-  replay never holds more at once than the eager call did.
+  replay never holds more at once than the eager call did;
+- only the ``MAX_CANDIDATES`` largest candidates are weighed: each trial re-plans the
+  whole replay, so weighing all of them cost a trace time quadratic in its steps (an
+  unrolled RNN's trace of ~3,000 steps took seconds), and the largest arrays carry the gain.
 
 The arrays live as long as the replay (``ScratchSet`` in ``replay.py``) and are counted in
 the engine's live bytes while they live.
@@ -35,6 +38,9 @@ from .tracing import Slot, Step
 __all__ = ["ScratchPlan", "make_scratch_plan"]
 
 _NEVER = float("inf")
+
+#: How many candidates, the largest, ``make_scratch_plan`` weighs (see the module's doc).
+MAX_CANDIDATES = 16
 
 
 class ScratchPlan:
@@ -73,6 +79,9 @@ def make_scratch_plan(slots: list[Slot], plan: Plan, bound: int) -> ScratchPlan 
             candidates[step.outs[0]] = (k, *found)
     if not candidates:
         return None
+    if len(candidates) > MAX_CANDIDATES:
+        largest = sorted(candidates, key=lambda s: (-slots[s].nbytes, s))[:MAX_CANDIDATES]
+        candidates = {s: candidates[s] for s in sorted(largest)}
     reach = _reach(slots, steps, candidates)
     # A slot's array is in use until every value that may view it is dead.
     in_use_until: dict[int, float] = {}

@@ -10,6 +10,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from predict_models import adam_mlp, weight_bits
 
 import tidytensor as tf
 import tidytensor.layers as L
@@ -33,23 +34,10 @@ def _compiled_mode():
 
 
 def mlp(run_eagerly=False):
-    model = L.models.sequential()
-    model.add(L.dense(units=128, input_shape=[784], activation="relu"))
-    model.add(L.dense(units=10, activation="softmax"))
-    weights = [
-        tf.tensor(np.random.default_rng(i).normal(0, 0.05, size=w.shape).astype("float32"))
-        for i, w in enumerate(model.weights)
-    ]
-    model.set_weights(weights)
-    tf.dispose(weights)
-    model.compile(
-        optimizer=tf.train.adam(0.001), loss="categoricalCrossentropy", run_eagerly=run_eagerly
-    )
-    return model
+    return adam_mlp(run_eagerly, "softmax", "categoricalCrossentropy")
 
 
-def bits(model):
-    return [w.read().data_sync().tobytes() for w in model.weights]
+bits = weight_bits
 
 
 def _step_peaks(model, x, y, eager):

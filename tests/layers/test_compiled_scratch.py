@@ -11,9 +11,9 @@ import threading
 
 import numpy as np
 import pytest
+from predict_models import adam_mlp, weight_bits
 
 import tidytensor as tf
-import tidytensor.layers as L
 from tidytensor.compiled import scratch
 from tidytensor.engine import ENGINE
 
@@ -33,21 +33,7 @@ def _no_limit():
 
 
 def mlp(run_eagerly=False):
-    model = L.models.sequential()
-    model.add(L.dense(units=128, input_shape=[784], activation="relu"))
-    model.add(L.dense(units=10))
-    weights = [
-        tf.tensor(np.random.default_rng(i).normal(0, 0.05, size=w.shape).astype("float32"))
-        for i, w in enumerate(model.weights)
-    ]
-    model.set_weights(weights)
-    tf.dispose(weights)
-    model.compile(
-        optimizer=tf.train.adam(0.001),
-        loss=lambda y, logits: tf.losses.softmax_cross_entropy(y, logits),
-        run_eagerly=run_eagerly,
-    )
-    return model
+    return adam_mlp(run_eagerly, None, lambda y, logits: tf.losses.softmax_cross_entropy(y, logits))
 
 
 def step_function(model, kind):
@@ -62,8 +48,7 @@ def current():
     return tf.config.get_memory_info()["current"]
 
 
-def bits(model):
-    return [w.read().data_sync().tobytes() for w in model.weights]
+bits = weight_bits
 
 
 def test_a_predict_output_is_not_overwritten_by_the_next_replay(cleanup):

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import ENGINE, kernel_scratch
+from ..engine import ENGINE
 from ..engine.atomic_update import active_update
 from ..errors import ArgumentTypeError
 from ..tensor import Tensor, Variable
@@ -242,7 +242,6 @@ class Function:
         engine.update_mode()
         self._busy = True
         state = engine.state
-        kernel_scratch.sync_all(state)
         start, peak_before = state.buffer_bytes, state.peak_bytes
         state.peak_bytes = start  # the traced (eager) call's own peak, measured from here
         try:
@@ -251,7 +250,6 @@ class Function:
             self._busy = False
             engine.tracer = None
             engine.update_mode()
-            kernel_scratch.sync_all(state)
             eager_peak = max(state.peak_bytes, state.buffer_bytes) - start
             state.peak_bytes = max(state.peak_bytes, peak_before)
         self._traced_once = True

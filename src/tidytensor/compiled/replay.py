@@ -33,7 +33,6 @@ import numpy as np
 
 from ..backends.array_backend import ArrayBackend, _relabel, new_record
 from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
-from ..engine import kernel_scratch
 from ..engine.state import current_context
 from ..interrupts import critical_section
 from ..sites import user_site
@@ -220,15 +219,11 @@ class Replay:
                 made = self.plain_compute(*self.bind(leaves))
                 peak = self.peak
         elif scratch is not None and scratch.lock.acquire(False):
-            if state.byte_limit != _NO_LIMIT:
-                kernel_scratch.sync_all(state)  # the arrays kernels keep count against it
             try:
                 made, peak = self._with_scratch(scratch, leaves, state)
             finally:
                 scratch.lock.release()
         else:
-            if state.byte_limit != _NO_LIMIT:
-                kernel_scratch.sync_all(state)
             if state.buffer_bytes + self.peak > state.byte_limit:
                 raise ReplayRefused(stale=False)
             made = self.plain_compute(*self.bind(leaves))
@@ -257,7 +252,6 @@ class Replay:
                 for action in self.actions:
                     action()
             del made, records
-            kernel_scratch.sync_all(state)  # buffers the writes freed: a kernel pool's again
         if peak > state.peak_bytes:
             state.peak_bytes = peak
         return handles

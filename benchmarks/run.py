@@ -6,6 +6,7 @@ Usage::
     python benchmarks/run.py --quick    # smaller sizes and fewer repeats (well under a minute)
     python benchmarks/run.py --only matmul --json results.json
     python benchmarks/run.py --backend cupy   # the GPU workloads (benchmarks/gpu.py)
+    python benchmarks/run.py --baseline /tmp/old   # also an older tidytensor, side by side
 
 Every framework runs on ONE thread pinned to one CPU: the script sets OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS to 1 and re-executes itself before NumPy or torch is
@@ -30,6 +31,13 @@ factory takes the imported framework module, prepares inputs and returns a zero-
 callable that performs ``work_items`` units of work (``unit_name`` each); decorate the function
 with ``@workload``. A framework whose module cannot be imported, or whose factory raises, is
 reported as n/a.
+
+``--baseline DIR`` adds a column ``tt-base``: the tidytensor whose source tree is ``DIR`` (a
+checkout of an older commit, its extension built in place if it has one), running the same
+``"tidytensor"`` runners in a worker process of its own, interleaved with the rest. With it, the
+tidytensor under test runs in a worker process too (``tt-head``), so both carry the same
+process overhead; the table's ``tidytensor`` column then shows ``tt-head``'s figures. The
+``tt/tt-base`` column answers "is any workload slower than before?".
 """
 
 from __future__ import annotations
@@ -72,14 +80,37 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 FRAMEWORKS = ("tidytensor", "numpy", "torch", "keras")
+#: ``--baseline``: an older tidytensor (from the source tree in ``_BASELINE_SRC``) beside this one.
+BASE = "tt-base"
+#: ``--baseline``: this tidytensor, timed in a worker process like ``BASE``.
+HEAD = "tt-head"
+_BASELINE_SRC: str | None = None
 #: Extra tidytensor calls, with every kernel timed, for the "where the time goes" table.
 KERNEL_REPEATS = 3
 BASELINE = "numpy"
 #: Frameworks timed in a worker process (see ``Worker``) rather than in this one: each peer's
 #: imported objects stay out of the others' garbage collections.
-OUT_OF_PROCESS = ("torch", "keras")
+OUT_OF_PROCESS = ("torch", "keras", HEAD, BASE)
 #: Modules an out-of-process framework needs; checked here without importing them.
-_REQUIRES = {"torch": ("torch",), "keras": ("tensorflow", "keras")}
+_REQUIRES = {"torch": ("torch",), "keras": ("tensorflow", "keras"), HEAD: (), BASE: ()}
+
+
+def frameworks() -> tuple[str, ...]:
+    """The columns of this run: ``FRAMEWORKS``, plus ``tt-base`` under ``--baseline``."""
+    return (*FRAMEWORKS, BASE) if _BASELINE_SRC else FRAMEWORKS
+
+
+def _runner_name(framework: str) -> str:
+    """Whose runner a framework times: both tidytensors run the ``"tidytensor"`` runners."""
+    return "tidytensor" if framework in (HEAD, BASE) else framework
+
+
+def _baseline_src(path: str) -> str:
+    """The directory holding the baseline's ``tidytensor`` package (``DIR`` or ``DIR/src``)."""
+    for candidate in (Path(path) / "src", Path(path)):
+        if (candidate / "tidytensor" / "__init__.py").is_file():
+            return str(candidate.resolve())
+    raise SystemExit(f"--baseline {path}: no tidytensor package in it or in its src/")
 
 Runner = Callable[[], Any]
 Factory = Callable[[Any], Runner]
@@ -314,7 +345,14 @@ def _import_framework(name: str) -> Any:
         if keras.backend.backend() != "tensorflow":
             raise RuntimeError(f"keras runs on {keras.backend.backend()}, not tensorflow")
         return keras
-    module = importlib.import_module(name)
+    if name == BASE:
+        assert _BASELINE_SRC is not None
+        sys.path.insert(0, _BASELINE_SRC)
+        module = importlib.import_module("tidytensor")
+        if not os.path.abspath(module.__file__).startswith(_BASELINE_SRC):
+            raise RuntimeError(f"tt-base imported tidytensor from {module.__file__}")
+        return module
+    module = importlib.import_module("tidytensor" if name == HEAD else name)
     if name == "torch":
         module.set_num_threads(1)
         try:
@@ -326,6 +364,8 @@ def _import_framework(name: str) -> Any:
 
 def _version(name: str, module: Any) -> str:
     version = f"{name} {getattr(module, '__version__', '?')}"
+    if name in (HEAD, BASE):
+        version += f" ({os.path.dirname(os.path.dirname(module.__file__))})"
     if name == "keras":
         version += f" (tensorflow {sys.modules['tensorflow'].__version__})"
     return version
@@ -376,6 +416,9 @@ class Worker:
         command = [sys.executable, os.path.abspath(__file__), "--worker", framework]
         if cpu is not None:
             command += ["--worker-cpu", str(cpu)]
+        if framework == BASE:
+            assert _BASELINE_SRC is not None
+            command += ["--baseline", _BASELINE_SRC]
         self._proc: subprocess.Popen[str] | None = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -462,7 +505,7 @@ def _worker_main(framework: str, cpu: int | None) -> int:
                 ]
                 if not matches:
                     raise LookupError(f"no workload named {message['workload']!r}")
-                factory = matches[0].runners.get(framework)
+                factory = matches[0].runners.get(_runner_name(framework))
                 if factory is None:
                     raise LookupError("no runner")
                 run = factory(module)
@@ -500,22 +543,23 @@ def run_workload(
     quick: bool = False,
 ) -> dict:
     workers = workers or {}
-    measurements = {fw: Measurement(fw) for fw in FRAMEWORKS}
+    measurements = {fw: Measurement(fw) for fw in frameworks()}
     timers: dict[str, Callable[[], float]] = {}
     tt_run = None
-    for fw in FRAMEWORKS:
+    for fw in frameworks():
         if fw in missing:
             measurements[fw].error = "not installed"
             continue
-        factory = wl.runners.get(fw)
+        factory = wl.runners.get(_runner_name(fw))
         if factory is None:
             measurements[fw].error = "no runner"
             continue
         try:
-            if fw in OUT_OF_PROCESS:
-                if fw not in workers:
+            worker_name = HEAD if fw == "tidytensor" and _BASELINE_SRC else fw
+            if worker_name in OUT_OF_PROCESS:
+                if worker_name not in workers:
                     raise WorkerError("worker not started")
-                timers[fw] = workers[fw].prepare(wl, quick)
+                timers[fw] = workers[worker_name].prepare(wl, quick)
             else:
                 run = factory(modules[fw])
                 run()  # warm-up (also surfaces missing ops before timing starts)
@@ -578,17 +622,18 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 def report(results: list[dict]) -> str:
     unit_label = {"us": "µs", "ms": "ms"}
-    peers = [fw for fw in FRAMEWORKS if fw != "tidytensor"]
-    headers = ["workload", "unit", *FRAMEWORKS, *(f"tt/{fw}" for fw in peers)]
+    columns = frameworks()
+    peers = [fw for fw in columns if fw != "tidytensor"]
+    headers = ["workload", "unit", *columns, *(f"tt/{fw}" for fw in peers)]
     rows = []
     for res in results:
         wl, ms = res["workload"], res["measurements"]
-        per = {fw: _per_item(wl, ms[fw]) for fw in FRAMEWORKS}
+        per = {fw: _per_item(wl, ms[fw]) for fw in columns}
         rows.append(
             [
                 wl.name,
                 f"{unit_label[wl.report_unit]}/{wl.unit_name}",
-                *(_fmt_time(wl, per[fw]) for fw in FRAMEWORKS),
+                *(_fmt_time(wl, per[fw]) for fw in columns),
                 *(_ratio(per["tidytensor"], per[fw]) for fw in peers),
             ]
         )
@@ -654,7 +699,7 @@ def report(results: list[dict]) -> str:
     ]
     no_runner = {
         fw: sum(res["measurements"][fw].error == "no runner" for res in results)
-        for fw in FRAMEWORKS
+        for fw in frameworks()
     }
     if any(no_runner.values()):
         counts = ", ".join(f"{fw} in {n}" for fw, n in no_runner.items() if n)
@@ -719,9 +764,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--worker-timeout", type=float, default=300, help="--backend cupy: seconds per framework"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also time the tidytensor in this source tree (an older checkout), side by side",
+    )
     parser.add_argument("--worker", choices=OUT_OF_PROCESS, help=argparse.SUPPRESS)
     parser.add_argument("--worker-cpu", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    global _BASELINE_SRC
+    if args.baseline:
+        _BASELINE_SRC = _baseline_src(args.baseline)
     if args.worker:
         return _worker_main(args.worker, args.worker_cpu)
     if args.backend == "cupy":
@@ -745,7 +798,9 @@ def main(argv: list[str] | None = None) -> int:
     workloads = [wl for wl in workloads if not args.only or args.only in wl.name]
     workers: dict[str, Worker] = {}
     for fw in OUT_OF_PROCESS:  # started only if a selected workload needs it
-        if fw in missing or not any(fw in wl.runners for wl in workloads):
+        if fw in (HEAD, BASE) and not _BASELINE_SRC:
+            continue
+        if fw in missing or not any(_runner_name(fw) in wl.runners for wl in workloads):
             continue
         try:
             workers[fw] = Worker(fw, cpu)
@@ -763,7 +818,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         for wl in workloads:
-            count = sum(fw in wl.runners and fw not in missing for fw in FRAMEWORKS)
+            count = sum(
+                _runner_name(fw) in wl.runners and fw not in missing for fw in frameworks()
+            )
             print(f"running {wl.name} ({wl.repeats} repeats x {count} frameworks)...", flush=True)
             results.append(run_workload(wl, modules, missing, workers, args.quick))
     finally:

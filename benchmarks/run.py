@@ -112,6 +112,7 @@ def _baseline_src(path: str) -> str:
             return str(candidate.resolve())
     raise SystemExit(f"--baseline {path}: no tidytensor package in it or in its src/")
 
+
 Runner = Callable[[], Any]
 Factory = Callable[[Any], Runner]
 
@@ -818,9 +819,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         for wl in workloads:
-            count = sum(
-                _runner_name(fw) in wl.runners and fw not in missing for fw in frameworks()
-            )
+            count = sum(_runner_name(fw) in wl.runners and fw not in missing for fw in frameworks())
             print(f"running {wl.name} ({wl.repeats} repeats x {count} frameworks)...", flush=True)
             results.append(run_workload(wl, modules, missing, workers, args.quick))
     finally:

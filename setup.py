@@ -67,7 +67,7 @@ def extensions():
     loops = Extension(
         "tidytensor.backends.xp_kernels._float32_c",
         ["src/tidytensor/backends/xp_kernels/_float32_c.pyx"],
-        extra_compile_args=[*FLOAT32_FLAGS, *flags],
+        extra_compile_args=[*flags, *FLOAT32_FLAGS],  # last: they win over CFLAGS' own
         extra_link_args=flags,
     )
     return cythonize([core, loops], language_level=3, quiet=True)

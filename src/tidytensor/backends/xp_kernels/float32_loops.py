@@ -12,6 +12,7 @@ C-contiguous native float32 NumPy buffers: CuPy arrays, other dtypes, strided vi
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from types import ModuleType
 
@@ -31,3 +32,5 @@ def load() -> tuple[ModuleType | None, str | None]:
 
 #: ``_float32_c``, or None (the kernels run their NumPy reference).
 LOOPS, FALLBACK_REASON = load()
+if FALLBACK_REASON is not None:  # the per-op core's notice already says why, when it is missing
+    logging.getLogger("tidytensor").debug("tidytensor: %s; NumPy kernels run", FALLBACK_REASON)

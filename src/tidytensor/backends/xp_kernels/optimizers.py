@@ -6,6 +6,10 @@ Each TF.js op rounds its result to float32, and so does each step here (NumPy fl
 ufuncs with float32 scalar operands), so the results are bit-identical to the unfused ops;
 the steps write into the outputs and one scratch array instead of a new array per op.
 
+That NumPy code is the readable reference. Where the compiled float32 loops are built
+(``float32_loops.py``), Adam runs as one compiled pass over the elements doing the same
+float32 operations in the same order (``_float32_c.pyx``), into the same output arrays.
+
 The arrays the update keeps between calls (its two scratch arrays, and the pooled flat
 outputs no tensor holds) are counted in the engine's live bytes (``engine.kernel_scratch``).
 """
@@ -19,6 +23,7 @@ import numpy as np
 
 from ...engine import kernel_scratch
 from ...kernel_names import optimizers as ko
+from . import float32_loops
 
 __all__ = ["KERNELS", "clear_buffer_pool"]
 
@@ -40,12 +45,27 @@ def adam_update(*arrays, xp, beta1, beta2, epsilon, learning_rate, count=1):
     values, gradients, ms, vs = (tensors[i * count : (i + 1) * count] for i in range(4))
     shapes = [a.shape for a in values]
     c = _constants(acc_beta1, acc_beta2, xp=xp, **consts)
-    # The gradients' two products go straight into flat arrays, one variable at a time (no
-    # copy of the gradients); all the rest runs once over the flat arrays.
-    g_scaled, g_squared = _gradient_terms(gradients, c, xp)
     flats = (_flat(values, xp), _flat(ms, xp), _flat(vs, xp))
-    outs = _adam_rest(*flats, g_scaled, g_squared, c, xp, _free_outputs(xp, g_scaled.size))
+    outs = _free_outputs(xp, sum(g.size for g in gradients))
+    if not _compiled_adam(gradients, flats, outs, c, xp):
+        # The reference: the gradients' two products go straight into flat arrays, one
+        # variable at a time (no copy of the gradients); all the rest runs once over the
+        # flat arrays.
+        g_scaled, g_squared = _gradient_terms(gradients, c, xp)
+        _adam_rest(*flats, g_scaled, g_squared, c, xp, outs)
     return [part for out in outs for part in _split(out, shapes)]
+
+
+def _compiled_adam(gradients, flats, outs, c, xp) -> bool:
+    """Adam's whole update in one compiled pass over the elements (``_float32_c.adam``: the
+    operations of ``_gradient_terms`` and ``_adam_rest`` on each element, in their order, so
+    the same bits) into ``outs``; False, having written nothing, where the loops are not
+    built or switched off, or an array is not a contiguous float32 NumPy array: the NumPy
+    reference runs then."""
+    loops = float32_loops.LOOPS
+    if loops is None or xp is not np:
+        return False
+    return loops.adam(gradients, *flats, *outs, *c)
 
 
 def _gradient_terms(gradients, c, xp):
@@ -232,6 +252,10 @@ def _adam_one(
         epsilon=epsilon,
         learning_rate=learning_rate,
     )
+    if float32_loops.LOOPS is not None and xp is np:
+        outs = [np.empty(value.shape, dtype=np.float32) for _ in range(3)]
+        if _compiled_adam([gradient], (value, m, v), outs, c, xp):
+            return outs
     return _adam_rest(value, m, v, xp.multiply(gradient, c[2]), xp.square(gradient), c, xp)
 
 

@@ -2,7 +2,10 @@
 """Compiled float32 elementwise loops for the hottest NumPy kernels (issue 15): one pass over
 the elements doing exactly the float32 operations, in the same order, as the NumPy reference
 in the kernel's module (each operation rounded to float32, as each NumPy float32 ufunc call
-rounds its result), so the results are bit-identical to it.
+rounds its result), so the results are bit-identical to it. The one exception is a NaN's
+sign and payload: which of two NaN operands an operation passes on is the compiler's and the
+CPU's choice (C compilers swap a commutative operation's operands, as NumPy's own loops may),
+so a NaN result is a NaN, not always the same one (TF.js cannot tell NaNs apart).
 
 Built by ``setup.py`` beside the per-op core with ``-ffp-contract=off`` (no fused
 multiply-add ever replaces a multiplication and an addition, each rounded). x86-64 and

@@ -19,6 +19,7 @@ __all__ = [
     "KIND",
     "BackendBase",
     "ContextBase",
+    "QuickReplay",
     "CoreState",
     "EngineBase",
     "HandleBase",
@@ -73,6 +74,7 @@ KIND: str = _core.KIND
 BackendBase = _core.BackendBase
 ContextBase = _core.ContextBase
 CoreState = _core.CoreState
+QuickReplay = _core.QuickReplay
 EngineBase = _core.EngineBase
 HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase

@@ -1005,3 +1005,4 @@ def fast_op(engine, kernel_name, op_wrapper):
 
 
 include "_tape_core.pxi"
+include "_replay_core.pxi"

@@ -30,6 +30,7 @@ __all__ = [
     "TAPE_CORE",
     "TapeNodeBase",
     "bind",
+    "call_site",
     "dispatch",
     "dispose_record",
     "dispose_scope",
@@ -83,6 +84,7 @@ SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
 TapeNodeBase = _core.TapeNodeBase
 bind = _core.bind
+call_site = _core.call_site
 dispatch = _core.dispatch
 dispose_record = _core.dispose_record
 dispose_scope = _core.dispose_scope

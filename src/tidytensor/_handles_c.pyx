@@ -12,6 +12,7 @@ variable and the few helpers ``make_tensor`` calls.
 cimport cython
 from cpython.contextvars cimport get_value
 from cpython.object cimport PyObject
+from sys import _getframe
 
 
 cdef extern from "Python.h":
@@ -505,6 +506,33 @@ cdef object _caller_site():
     if code is _last_code and lasti == _last_lasti:
         return _last_site
     site = _caller_site_py(<object>frame)
+    if site is not None and (<tuple>site)[0] is code:
+        _last_code, _last_lasti, _last_site = code, lasti, site
+    return site
+
+
+def call_site(Py_ssize_t depth):
+    """The creation (or disposal) site of a public call: the calling thread's pinned site
+    (``ctx.site``), else ``sites.caller_site`` of the frame ``depth`` frames out from the
+    caller (0: the caller's own frame; None past the outermost). ``sys._getframe`` reaches
+    that frame without building the ones in between, and the last user line's site is
+    remembered (as ``_caller_site`` does): a loop calling ``predict`` on one line finds
+    its site with no dict lookup."""
+    global _last_code, _last_lasti, _last_site
+    ctx = get_value(_scope_var, None)
+    if ctx is not None:
+        site = (<ContextBase?>ctx).site
+        if site is not None:
+            return site
+    try:
+        f = _getframe(depth)  # called from C, 0 is the calling Python frame
+    except ValueError:  # the stack is not that deep: no user frame outside the caller
+        return None
+    code = tt_frame_code(<PyFrameObject *>f)
+    cdef int lasti = tt_frame_lasti(<PyFrameObject *>f)
+    if code is _last_code and lasti == _last_lasti:
+        return _last_site
+    site = _caller_site_py(f)
     if site is not None and (<tuple>site)[0] is code:
         _last_code, _last_lasti, _last_site = code, lasti, site
     return site

@@ -223,6 +223,22 @@ def new_record(cls: type, values: Any, backend: Any, nbytes: int, dtype: str) ->
     return rec
 
 
+def call_site(depth: int) -> Any:
+    """The creation (or disposal) site of a public call: the calling thread's pinned site
+    (``ctx.site``), else ``sites.caller_site`` of the frame ``depth`` frames out from the
+    caller (0: the caller's own frame; None past the outermost)."""
+    ctx = _get_context(None)
+    if ctx is not None:
+        site = ctx.site
+        if site is not None:
+            return site
+    try:
+        f = _getframe(depth + 1)
+    except ValueError:  # the stack is not that deep: no user frame outside the caller
+        return None
+    return _caller_site(f)
+
+
 def make_tensor(
     engine: Any,
     data_id: Any,

@@ -511,14 +511,22 @@ cdef object _caller_site():
     return site
 
 
+# ``call_site``'s last few user lines, (code, offset) -> site: a loop that calls ``predict``
+# and disposes its output finds both sites with no dict lookup. Holds the code objects.
+cdef list _site_codes = [None, None, None, None]
+cdef list _site_found = [None, None, None, None]
+cdef int _site_lastis[4]
+cdef int _site_next = 0
+
+
 def call_site(Py_ssize_t depth):
     """The creation (or disposal) site of a public call: the calling thread's pinned site
     (``ctx.site``), else ``sites.caller_site`` of the frame ``depth`` frames out from the
     caller (0: the caller's own frame; None past the outermost). ``sys._getframe`` reaches
-    that frame without building the ones in between, and the last user line's site is
-    remembered (as ``_caller_site`` does): a loop calling ``predict`` on one line finds
-    its site with no dict lookup."""
-    global _last_code, _last_lasti, _last_site
+    that frame without building the ones in between, and the sites of the last four user
+    lines are remembered."""
+    global _site_next
+    cdef int i, lasti
     ctx = get_value(_scope_var, None)
     if ctx is not None:
         site = (<ContextBase?>ctx).site
@@ -529,12 +537,17 @@ def call_site(Py_ssize_t depth):
     except ValueError:  # the stack is not that deep: no user frame outside the caller
         return None
     code = tt_frame_code(<PyFrameObject *>f)
-    cdef int lasti = tt_frame_lasti(<PyFrameObject *>f)
-    if code is _last_code and lasti == _last_lasti:
-        return _last_site
+    lasti = tt_frame_lasti(<PyFrameObject *>f)
+    for i in range(4):
+        if _site_codes[i] is code and _site_lastis[i] == lasti:
+            return _site_found[i]
     site = _caller_site_py(f)
     if site is not None and (<tuple>site)[0] is code:
-        _last_code, _last_lasti, _last_site = code, lasti, site
+        i = _site_next
+        _site_next = (i + 1) % 4
+        _site_codes[i] = code
+        _site_lastis[i] = lasti
+        _site_found[i] = site
     return site
 
 

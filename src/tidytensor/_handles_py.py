@@ -376,7 +376,15 @@ class SameShapeKernel:
     record, or None if the kernel raised (the caller then takes the general path, which
     reports or retries)."""
 
-    __slots__ = ("fn", "kwargs", "backend", "record_cls", "storage_dtype", "scalar_types", "write_one")
+    __slots__ = (
+        "fn",
+        "kwargs",
+        "backend",
+        "record_cls",
+        "storage_dtype",
+        "scalar_types",
+        "write_one",
+    )
 
     def __init__(
         self,
@@ -538,7 +546,9 @@ class QuickReplay:
         record_cls: type,
     ) -> None:
         if not issubclass(record_cls, RecordBase):
-            raise TypeError(f"QuickReplay: record_cls must be a RecordBase class, got {record_cls!r}")
+            raise TypeError(
+                f"QuickReplay: record_cls must be a RecordBase class, got {record_cls!r}"
+            )
         if len(leaf_of) != len(handles):
             raise ValueError("QuickReplay: leaf_of and handles must have one item per array")
         self.engine = engine
@@ -576,9 +586,7 @@ class QuickReplay:
     def __call__(self, leaves: Any, site: Any = None) -> Any:
         state = self.engine.state
         scratch = self.scratch
-        if not (
-            state.check_bytes == _INF and scratch.state is state and state.byte_limit == _INF
-        ):
+        if not (state.check_bytes == _INF and scratch.state is state and state.byte_limit == _INF):
             return None
         arrays = self.bind(leaves)
         lock = scratch.lock

@@ -7,7 +7,9 @@ fresh buffers), ``PredictShortcut`` remembers that an input of this shape and dt
 checks (``check_input_data`` depends on nothing else) with this batch size, and a later call
 with that key goes straight to the predict function's own quick route (``Function.replayed_by``
 with the ``quick_entry`` it holds: the replay the function remembers under the input's shape
-and dtype and the engine's kernel table, which it marks forgotten when it drops it).
+and dtype and the engine's kernel table, which it marks forgotten when it drops it). A model
+with one output takes ``Function.replayed_one``, which runs the replay's ``QuickReplay`` (the
+per-op core's: bind, kernels, output record and handle in one call) and returns the handle.
 
 Every check of the long way still holds: the model is not disposed, it still compiles its
 steps and the predict function is the one the key was remembered with; ``replayed_by``

@@ -567,14 +567,11 @@ class QuickReplay:
     def bind(self, leaves: Any) -> tuple:
         """The bound arrays of a call on ``leaves``, each handle checked."""
         arrays = []
-        for leaf, handle in zip(self.leaf_of, self.handles, strict=True):
+        backend = self.backend
+        for leaf, handle in zip(self.leaf_of, self.handles):  # (of one length: __init__)
             h = leaves[leaf] if leaf >= 0 else handle
-            if not isinstance(h, HandleBase):
-                raise TypeError(f"QuickReplay: a bound value must be a handle, got {h!r}")
-            rec = h.data_id
-            if not isinstance(rec, RecordBase):
-                raise TypeError(f"QuickReplay: a handle's buffer must be a record, got {rec!r}")
-            if h._disposed or rec.refs <= 0 or rec.backend is not self.backend:
+            rec = h.data_id  # (a value that is no handle raises here: the long way runs)
+            if h._disposed or rec.refs <= 0 or rec.backend is not backend:
                 raise self.refused(leaf < 0)
             s = h._shape
             a = rec.values if rec.shape is s or rec.shape == s else rec.values.reshape(s)

@@ -568,7 +568,7 @@ class QuickReplay:
         """The bound arrays of a call on ``leaves``, each handle checked."""
         arrays = []
         backend = self.backend
-        for leaf, handle in zip(self.leaf_of, self.handles):  # (of one length: __init__)
+        for leaf, handle in zip(self.leaf_of, self.handles, strict=True):
             h = leaves[leaf] if leaf >= 0 else handle
             rec = h.data_id  # (a value that is no handle raises here: the long way runs)
             if h._disposed or rec.refs <= 0 or rec.backend is not backend:

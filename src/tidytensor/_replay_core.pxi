@@ -29,6 +29,8 @@ cdef class QuickReplay:
     cdef object compute
     cdef object plain_compute
     cdef object scratch
+    cdef object acquire
+    cdef object release
     cdef Py_ssize_t peak
     cdef Py_ssize_t at
     cdef object shape
@@ -52,6 +54,8 @@ cdef class QuickReplay:
         self.compute = compute
         self.plain_compute = plain_compute
         self.scratch = scratch
+        self.acquire = scratch.lock.acquire  # (a ScratchSet's lock is its own for life)
+        self.release = scratch.lock.release
         self.peak = peak
         self.at, self.shape, self.dtype, self.root_dtype = out
         self.record_cls = record_cls
@@ -91,12 +95,11 @@ cdef class QuickReplay:
         ):
             return None
         arrays = self._bind(leaves)
-        lock = scratch.lock
-        if lock.acquire(False):  # one replay at a time writes into the scratch arrays
+        if self.acquire(False):  # one replay at a time writes into the scratch arrays
             try:
                 made = self.compute(*arrays)
             finally:
-                lock.release()
+                self.release()
             peak = scratch.fresh_peak
         else:
             made = self.plain_compute(*arrays)

@@ -215,7 +215,14 @@ class Function:
         if known is None:
             return None
         entry = known[1]
-        if entry is None or self._must_run_eagerly():
+        engine = ENGINE
+        if (  # ``_must_run_eagerly``, written out (one frame less)
+            entry is None
+            or self._busy
+            or engine.run_functions_eagerly
+            or (engine._slow and _watched(engine))
+            or active_update()
+        ):
             return None
         self._busy = True
         try:

@@ -19,6 +19,7 @@ __all__ = [
     "KIND",
     "BackendBase",
     "ContextBase",
+    "QuickReplay",
     "CoreState",
     "EngineBase",
     "HandleBase",
@@ -29,6 +30,7 @@ __all__ = [
     "TAPE_CORE",
     "TapeNodeBase",
     "bind",
+    "call_site",
     "dispatch",
     "dispose_record",
     "dispose_scope",
@@ -73,6 +75,7 @@ KIND: str = _core.KIND
 BackendBase = _core.BackendBase
 ContextBase = _core.ContextBase
 CoreState = _core.CoreState
+QuickReplay = _core.QuickReplay
 EngineBase = _core.EngineBase
 HandleBase = _core.HandleBase
 RecordBase = _core.RecordBase
@@ -81,6 +84,7 @@ SameShapeKernel = _core.SameShapeKernel
 ScopeBase = _core.ScopeBase
 TapeNodeBase = _core.TapeNodeBase
 bind = _core.bind
+call_site = _core.call_site
 dispatch = _core.dispatch
 dispose_record = _core.dispose_record
 dispose_scope = _core.dispose_scope

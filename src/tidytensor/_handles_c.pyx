@@ -12,6 +12,7 @@ variable and the few helpers ``make_tensor`` calls.
 cimport cython
 from cpython.contextvars cimport get_value
 from cpython.object cimport PyObject
+from sys import _getframe
 
 
 cdef extern from "Python.h":
@@ -510,6 +511,46 @@ cdef object _caller_site():
     return site
 
 
+# ``call_site``'s last few user lines, (code, offset) -> site: a loop that calls ``predict``
+# and disposes its output finds both sites with no dict lookup. Holds the code objects.
+cdef list _site_codes = [None, None, None, None]
+cdef list _site_found = [None, None, None, None]
+cdef int _site_lastis[4]
+cdef int _site_next = 0
+
+
+def call_site(Py_ssize_t depth):
+    """The creation (or disposal) site of a public call: the calling thread's pinned site
+    (``ctx.site``), else ``sites.caller_site`` of the frame ``depth`` frames out from the
+    caller (0: the caller's own frame; None past the outermost). ``sys._getframe`` reaches
+    that frame without building the ones in between, and the sites of the last four user
+    lines are remembered."""
+    global _site_next
+    cdef int i, lasti
+    ctx = get_value(_scope_var, None)
+    if ctx is not None:
+        site = (<ContextBase?>ctx).site
+        if site is not None:
+            return site
+    try:
+        f = _getframe(depth)  # called from C, 0 is the calling Python frame
+    except ValueError:  # the stack is not that deep: no user frame outside the caller
+        return None
+    code = tt_frame_code(<PyFrameObject *>f)
+    lasti = tt_frame_lasti(<PyFrameObject *>f)
+    for i in range(4):
+        if _site_codes[i] is code and _site_lastis[i] == lasti:
+            return _site_found[i]
+    site = _caller_site_py(f)
+    if site is not None and (<tuple>site)[0] is code:
+        i = _site_next
+        _site_next = (i + 1) % 4
+        _site_codes[i] = code
+        _site_lastis[i] = lasti
+        _site_found[i] = site
+    return site
+
+
 cdef inline int _count_bytes(CoreState state, dtype, rdtype, Py_ssize_t nbytes, shape,
                              int sign) except -1:
     """``num_bytes`` (and ``num_string_tensors``) up (``sign`` 1) or down (-1) for one handle
@@ -1005,3 +1046,4 @@ def fast_op(engine, kernel_name, op_wrapper):
 
 
 include "_tape_core.pxi"
+include "_replay_core.pxi"

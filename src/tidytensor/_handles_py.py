@@ -18,6 +18,7 @@ KIND = "python"
 _new_object = object.__new__
 _leak_hook: Any = None
 _getframe = sys._getframe
+_INF = float("inf")
 
 
 def live_handles() -> list[Any]:
@@ -222,6 +223,22 @@ def new_record(cls: type, values: Any, backend: Any, nbytes: int, dtype: str) ->
     return rec
 
 
+def call_site(depth: int) -> Any:
+    """The creation (or disposal) site of a public call: the calling thread's pinned site
+    (``ctx.site``), else ``sites.caller_site`` of the frame ``depth`` frames out from the
+    caller (0: the caller's own frame; None past the outermost)."""
+    ctx = _get_context(None)
+    if ctx is not None:
+        site = ctx.site
+        if site is not None:
+            return site
+    try:
+        f = _getframe(depth + 1)
+    except ValueError:  # the stack is not that deep: no user frame outside the caller
+        return None
+    return _caller_site(f)
+
+
 def make_tensor(
     engine: Any,
     data_id: Any,
@@ -359,7 +376,15 @@ class SameShapeKernel:
     record, or None if the kernel raised (the caller then takes the general path, which
     reports or retries)."""
 
-    __slots__ = ("fn", "kwargs", "backend", "record_cls", "storage_dtype", "scalar_types", "write_one")
+    __slots__ = (
+        "fn",
+        "kwargs",
+        "backend",
+        "record_cls",
+        "storage_dtype",
+        "scalar_types",
+        "write_one",
+    )
 
     def __init__(
         self,
@@ -479,3 +504,104 @@ def fast_op(engine: Any, kernel_name: str, op_wrapper: Any) -> Any:
             ctx.site = None
 
     return fast_op_wrapper
+
+
+class QuickReplay:
+    """The quick route of a replay with one fresh output (``_replay_core.pxi``'s, which
+    documents it; ``compiled/replay.py`` builds it): ``quick(leaves, site)`` is the output
+    handle, or None (nothing ran) where a budget, an alert or unallocated scratch arrays
+    need ``Replay``'s general route."""
+
+    __slots__ = (
+        "engine",
+        "backend",
+        "leaf_of",
+        "handles",
+        "refused",
+        "relabel",
+        "compute",
+        "plain_compute",
+        "scratch",
+        "peak",
+        "at",
+        "shape",
+        "dtype",
+        "root_dtype",
+        "record_cls",
+    )
+
+    def __init__(
+        self,
+        engine: Any,
+        backend: Any,
+        leaf_of: tuple,
+        handles: tuple,
+        refused: Any,
+        relabel: Any,
+        compute: Any,
+        plain_compute: Any,
+        scratch: Any,
+        peak: int,
+        out: tuple,
+        record_cls: type,
+    ) -> None:
+        if not issubclass(record_cls, RecordBase):
+            raise TypeError(
+                f"QuickReplay: record_cls must be a RecordBase class, got {record_cls!r}"
+            )
+        if len(leaf_of) != len(handles):
+            raise ValueError("QuickReplay: leaf_of and handles must have one item per array")
+        self.engine = engine
+        self.backend = backend
+        self.leaf_of = leaf_of
+        self.handles = handles
+        self.refused = refused
+        self.relabel = relabel
+        self.compute = compute
+        self.plain_compute = plain_compute
+        self.scratch = scratch
+        self.peak = peak
+        self.at, self.shape, self.dtype, self.root_dtype = out
+        self.record_cls = record_cls
+
+    def bind(self, leaves: Any) -> tuple:
+        """The bound arrays of a call on ``leaves``, each handle checked."""
+        arrays = []
+        backend = self.backend
+        for leaf, handle in zip(self.leaf_of, self.handles, strict=True):
+            h = leaves[leaf] if leaf >= 0 else handle
+            rec = h.data_id  # (a value that is no handle raises here: the long way runs)
+            if h._disposed or rec.refs <= 0 or rec.backend is not backend:
+                raise self.refused(leaf < 0)
+            s = h._shape
+            a = rec.values if rec.shape is s or rec.shape == s else rec.values.reshape(s)
+            if rec.dtype is not h.dtype:
+                a = self.relabel(a, h.dtype)
+            arrays.append(a)
+        return tuple(arrays)
+
+    def __call__(self, leaves: Any, site: Any = None) -> Any:
+        state = self.engine.state
+        scratch = self.scratch
+        if not (state.check_bytes == _INF and scratch.state is state and state.byte_limit == _INF):
+            return None
+        arrays = self.bind(leaves)
+        lock = scratch.lock
+        if lock.acquire(False):  # one replay at a time writes into the scratch arrays
+            try:
+                made = self.compute(*arrays)
+            finally:
+                lock.release()
+            peak = scratch.fresh_peak
+        else:
+            made = self.plain_compute(*arrays)
+            peak = self.peak
+        del arrays
+        peak += state.buffer_bytes
+        if peak > state.peak_bytes:
+            state.peak_bytes = peak
+        values = made[self.at]
+        backend = self.backend
+        backend._num_ids += 1
+        rec = new_record(self.record_cls, values, backend, values.nbytes, self.root_dtype)
+        return make_tensor(self.engine, rec, self.shape, self.dtype, backend, None, site)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import sites
-from ._handles import HandleBase
+from ._handles import HandleBase, call_site
 from ._handles import new_handle as new_handle
 from .dtypes import BOOL, COMPLEX64, NUMPY_DTYPE, STRING, check_dtype
 from .errors import ArgumentTypeError, DTypeError, InvalidArgumentError, TensorDisposedError
@@ -95,7 +95,7 @@ class Tensor(HandleBase):
         """Frees this handle; the buffer goes when its last handle goes. Idempotent."""
         if self._disposed:
             return
-        _engine.dispose_tensor(self, _engine.dispose_site())
+        _engine.dispose_tensor(self, call_site(1))  # ``Engine.dispose_site`` from here
 
     def throw_if_disposed(self, op_name: str | None = None) -> None:
         if self._disposed:

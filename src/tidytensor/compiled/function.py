@@ -207,6 +207,38 @@ class Function:
         self._cache._recent.append(False)
         return entry.rebuild(handles, leaves)
 
+    def replayed_one(self, known: list | None, leaves: list, site: Any = None) -> Any:
+        """``replayed_by`` for a ``quick_entry`` whose replay makes one fresh output and
+        returns it alone (``PredictShortcut``): that handle, through the replay's
+        ``quick`` route where it runs (``QuickReplay``: no list, no rebuild), or None where
+        the whole signature must be worked out, as ``replayed_by``."""
+        if known is None:
+            return None
+        entry = known[1]
+        engine = ENGINE
+        if (  # ``_must_run_eagerly``, written out (one frame less)
+            entry is None
+            or self._busy
+            or engine.run_functions_eagerly
+            or (engine._slow and _watched(engine))
+            or active_update()
+        ):
+            return None
+        self._busy = True
+        try:
+            quick = entry.quick
+            handle = None if quick is None else quick(leaves, site)
+            if handle is None:
+                handle = entry(leaves, site)[0]
+        except Exception:
+            self._forget(known)
+            return None
+        finally:
+            self._busy = False
+        known[2] = True
+        self._cache._recent.append(False)
+        return handle
+
     def _sync_quick(self) -> None:
         """Before the trace cache changes: the signatures quick calls used since the last
         change become its most recently used; after it (``_prune_quick``) the quick keys of

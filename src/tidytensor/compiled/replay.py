@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.array_backend import ArrayBackend, _relabel, new_record
+from .._handles import BackendBase, QuickReplay
+from ..backends.array_backend import ArrayBackend, DataId, _relabel, new_record
 from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
 from ..engine.state import current_context
 from ..interrupts import critical_section
@@ -201,11 +202,41 @@ class Replay:
             else None
         )
         self._fresh_one = self.fresh[0] if self.fresh is not None and len(self.fresh) == 1 else None
+        #: The quick route of a call with one fresh output (the per-op core's
+        #: ``QuickReplay``: ``bind``, ``compute`` and the output's record and handle with no
+        #: Python frame between them), or None: it runs while the scratch arrays are
+        #: allocated and no budget or alert is armed (it returns None otherwise).
+        self.quick: Any = None
+        if (
+            self._fresh_one is not None
+            and self.scratch is not None
+            and _binds_inline(self.backend)
+            and isinstance(self.backend, BackendBase)
+        ):
+            self.quick = QuickReplay(
+                engine,
+                self.backend,
+                tuple(-1 if leaf is None else leaf for leaf, _handle in self.binds),
+                tuple(handle for _leaf, handle in self.binds),
+                ReplayRefused,
+                _relabel,
+                self.compute,
+                self.plain_compute,
+                self.scratch,
+                self.peak,
+                self._fresh_one,
+                DataId,
+            )
 
     def __call__(self, leaves: list[Any], site: Any = None) -> list[Any]:
         """The output handles of a replay on ``leaves`` (its arguments). ``site``, from a
         caller that worked it out where the stack is short (``predict_fast.creation_site``):
         the outputs' creation site, as the eager call would note it; None: found here."""
+        quick = self.quick
+        if quick is not None:
+            handle = quick(leaves, site)
+            if handle is not None:
+                return [handle]
         state = self.engine.state
         scratch = self.scratch
         if state.byte_limit == _NO_LIMIT and scratch is not None and scratch.state is state:
@@ -436,7 +467,7 @@ def _compile_bind(binds: tuple, backend: Any, name: str) -> Callable[[list], tup
         "_R": ReplayRefused,
         "_L": _relabel,
     }
-    inline = getattr(type(backend), "array", None) is ArrayBackend.array
+    inline = _binds_inline(backend)
     lines = ["def bind(leaves):"]
     for i, (leaf, handle) in enumerate(binds):
         if handle is None:
@@ -463,6 +494,12 @@ def _compile_bind(binds: tuple, backend: Any, name: str) -> Callable[[list], tup
     code = compile("\n".join(lines) + "\n", f"<tf.function {name} bind>", "exec")
     exec(code, names)  # noqa: S102 - our own generated straight-line code
     return names["bind"]
+
+
+def _binds_inline(backend: Any) -> bool:
+    """Whether ``backend.array(handle)`` is ``ArrayBackend``'s (its buffer viewed with the
+    handle's shape and dtype), which ``bind`` writes out in place."""
+    return getattr(type(backend), "array", None) is ArrayBackend.array
 
 
 def _record(where: str, at: Any, made: tuple, records: list, backend: Any, dtype: str) -> Any:

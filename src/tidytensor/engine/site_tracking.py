@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import sites
+from .._handles import call_site
 from .state import Scope, ScopeContext, _get_context, current_context
 
 
@@ -34,9 +35,7 @@ class SiteTracking:
     def dispose_site(self) -> Any:
         """Where the user disposed a tensor: the pinned site (``pin_site``) when library code
         runs for one user call, else the innermost user frame (for ``Tensor.dispose``)."""
-        ctx = _get_context(None)
-        site = ctx.site if ctx is not None else None
-        return site if site is not None else sites.user_site(3)
+        return call_site(2)  # the frame that called this one's caller (Tensor.dispose)
 
 
 class _PinnedSite:

@@ -589,7 +589,7 @@ class Sequential(LayersModel):
         if model is None or not self._built or not self._ref_count or type(x) is not Tensor:
             return None
         shortcut = model.__dict__.get("_predict_shortcut")
-        return None if shortcut is None else shortcut.run(x, batch_size, creation_site())
+        return None if shortcut is None else shortcut.run(x, batch_size, creation_site(1))
 
     def set_weights(self, weights: list[Any]) -> None:
         if self.model is None:

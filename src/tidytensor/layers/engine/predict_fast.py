@@ -7,7 +7,9 @@ fresh buffers), ``PredictShortcut`` remembers that an input of this shape and dt
 checks (``check_input_data`` depends on nothing else) with this batch size, and a later call
 with that key goes straight to the predict function's own quick route (``Function.replayed_by``
 with the ``quick_entry`` it holds: the replay the function remembers under the input's shape
-and dtype and the engine's kernel table, which it marks forgotten when it drops it).
+and dtype and the engine's kernel table, which it marks forgotten when it drops it). A model
+with one output takes ``Function.replayed_one``, which runs the replay's ``QuickReplay`` (the
+per-op core's: bind, kernels, output record and handle in one call) and returns the handle.
 
 Every check of the long way still holds: the model is not disposed, it still compiles its
 steps and the predict function is the one the key was remembered with; ``replayed_by``
@@ -30,8 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine import ENGINE
-from ...engine.state import current_context
-from ...sites import user_site
+from ...engine.site_tracking import call_site
 from ...tensor import Tensor
 
 __all__ = ["PredictShortcut", "creation_site"]
@@ -40,15 +41,16 @@ __all__ = ["PredictShortcut", "creation_site"]
 MAX_KEYS = 64
 
 
-def creation_site() -> Any:
+def creation_site(helpers: int = 0) -> Any:
     """The creation site of the outputs of the public ``predict``/``predict_on_batch``
-    that calls (directly, or through one helper) this: the pinned site of a library call, or
-    the innermost user frame, as the eager call notes it; None with sites off. Worked out
-    here, where the stack is short, instead of by the handle's maker under the replay."""
-    if not ENGINE.track_sites:
-        return None
-    site = current_context().site
-    return site if site is not None else user_site(3)
+    that calls this (directly, or through ``helpers`` frames): the pinned site of a library
+    call, or the innermost user frame, as the eager call notes it; None with sites off.
+    Worked out here, where the stack is short, instead of by the handle's maker under the
+    replay. The search starts at the frame that called the public method's
+    ``short_traceback`` wrapper (this frame, the helpers, the method and the wrapper lie
+    between), the user's frame when the user called it: every frame skipped is the
+    library's, so the site is ``user_site``'s from here."""
+    return call_site(3 + helpers) if ENGINE.track_sites else None
 
 
 class PredictShortcut:
@@ -58,8 +60,9 @@ class PredictShortcut:
 
     def __init__(self, model: Any) -> None:
         self.model = model
-        #: (shape, dtype, batch size) -> (predict function, its ``quick_entry`` for them)
-        self.known: dict[tuple, tuple[Any, list]] = {}
+        #: (shape, dtype, batch size) -> (predict function, its ``quick_entry`` for them,
+        #: whether the call returns its one output alone: ``Function.replayed_one``)
+        self.known: dict[tuple, tuple[Any, list, bool]] = {}
 
     def run(self, x: Tensor, batch_size: Any, site: Any = None) -> Any:
         """The outputs of ``predict`` (``batch_size`` an int) or ``predict_on_batch``
@@ -69,7 +72,7 @@ class PredictShortcut:
         found = self.known.get(key)
         if found is None:
             return None
-        fn, quick = found
+        fn, quick, one = found
         model = self.model
         if (
             model._ref_count == 0
@@ -78,11 +81,14 @@ class PredictShortcut:
             or ENGINE.state.profiling
         ):
             return None
-        outs = fn.replayed_by(quick, ([x],), site)
+        if one:  # the one output's handle, with no list around it
+            outs = fn.replayed_one(quick, [x], site)
+        else:
+            outs = fn.replayed_by(quick, ([x],), site)
         if outs is None:
             del self.known[key]  # the long way refuses, retraces or raises as it should
             return None
-        return outs[0] if len(outs) == 1 else outs
+        return outs if one else outs[0] if len(outs) == 1 else outs
 
     def remember(self, x: Any, batch_size: Any, outs: Any) -> None:
         """After the long way ran ``predict``/``predict_on_batch`` on the tensor ``x`` alone:
@@ -102,4 +108,4 @@ class PredictShortcut:
             return
         if len(self.known) >= MAX_KEYS:
             self.known.clear()
-        self.known[(x._shape, x.dtype, batch_size)] = (fn, quick)
+        self.known[(x._shape, x.dtype, batch_size)] = (fn, quick, n == 1 and type(outs) is Tensor)

@@ -18,7 +18,8 @@ def quickstart_commands() -> list[str]:
 def test_quickstart_is_two_commands_demo_then_tests():
     demo, tests = quickstart_commands()
     assert demo == "pip install . && tidytensor demo"
-    assert tests.startswith("pip install '.[test]' && python -m pytest")
+    # Editable: the tests import tidytensor from src/, where -e builds the compiled parts.
+    assert tests.startswith("pip install -e '.[test]' && python -m pytest")
 
 
 def test_ci_runs_the_readme_test_command():

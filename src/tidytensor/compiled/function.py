@@ -189,47 +189,35 @@ class Function:
         (the replay refused or raised: the long way retraces, runs eagerly or raises as it
         should). ``known`` is current: ``_prune_quick`` forgets what the cache drops.
         ``site``: the outputs' creation site where the caller has it (``Replay.__call__``)."""
-        if known is None:
-            return None
-        entry = known[1]
-        if entry is None or self._must_run_eagerly():
-            return None
         leaves = args[0] if len(args) == 1 and type(args[0]) is list else args
-        self._busy = True
-        try:
-            handles = entry(leaves, site)
-        except Exception:
-            self._forget(known)
-            return None
-        finally:
-            self._busy = False
-        known[2] = True
-        self._cache._recent.append(False)
-        return entry.rebuild(handles, leaves)
+        entry = None if known is None else known[1]
+        handles = self._replayed(known, entry, leaves, site, one=False)
+        return None if handles is None else entry.rebuild(handles, leaves)
 
     def replayed_one(self, known: list | None, leaves: list, site: Any = None) -> Any:
         """``replayed_by`` for a ``quick_entry`` whose replay makes one fresh output and
         returns it alone (``PredictShortcut``): that handle, through the replay's
         ``quick`` route where it runs (``QuickReplay``: no list, no rebuild), or None where
         the whole signature must be worked out, as ``replayed_by``."""
-        if known is None:
-            return None
-        entry = known[1]
-        engine = ENGINE
-        if (  # ``_must_run_eagerly``, written out (one frame less)
-            entry is None
-            or self._busy
-            or engine.run_functions_eagerly
-            or (engine._slow and _watched(engine))
-            or active_update()
-        ):
+        entry = None if known is None else known[1]
+        return self._replayed(known, entry, leaves, site, one=True)
+
+    def _replayed(self, known: Any, entry: Any, leaves: Any, site: Any, one: bool) -> Any:
+        """The handles of ``entry``'s replay on ``leaves`` (``one``: its one output's handle,
+        by its quick route where that runs), or None where the long way must run: nothing
+        remembered, calls running op by op now, or the replay refused or raised (its quick
+        entry is forgotten then)."""
+        if entry is None or self._must_run_eagerly():
             return None
         self._busy = True
         try:
-            quick = entry.quick
-            handle = None if quick is None else quick(leaves, site)
-            if handle is None:
-                handle = entry(leaves, site)[0]
+            if one:
+                quick = entry.quick
+                out = None if quick is None else quick(leaves, site)
+                if out is None:
+                    out = entry(leaves, site)[0]
+            else:
+                out = entry(leaves, site)
         except Exception:
             self._forget(known)
             return None
@@ -237,7 +225,7 @@ class Function:
             self._busy = False
         known[2] = True
         self._cache._recent.append(False)
-        return handle
+        return out
 
     def _sync_quick(self) -> None:
         """Before the trace cache changes: the signatures quick calls used since the last

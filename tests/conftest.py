@@ -93,6 +93,18 @@ def pytest_collection_modifyitems(config, items):
     _skip_for_backend(config, items)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (absent under -p no:xdist)
+def pytest_xdist_make_scheduler(config, log):
+    """README's ``--dist loadgroup``, scheduled with linear bookkeeping (``xdist_scheduling``:
+    the stock scheduler's is quadratic in the number of tests, and its controller process
+    took a quarter of two cores from the workers)."""
+    if config.getvalue("dist") == "loadgroup":
+        from xdist_scheduling import LinearLoadGroup
+
+        return LinearLoadGroup(config, log)
+    return None
+
+
 def pytest_collection_finish(session):
     """What collection made (the ~16,000 items, their parameters, the golden tables, the
     modules: ~500,000 objects) lives until the session ends: ``gc.freeze()`` takes it out of

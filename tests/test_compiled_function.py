@@ -560,3 +560,24 @@ def test_quick_calls_count_as_uses_of_their_trace_for_the_lru_cache():
     tf.dispose(f(two))
     assert f.tracing_count == count + 1
     _dispose_all(one, two, three)
+
+
+def test_the_same_generated_source_is_compiled_once_and_named_for_each_function():
+    from tidytensor.compiled import codegen
+
+    def body(x):
+        return tf.relu(tf.add(tf.mul(x, 2), 1))
+
+    first, second = tf.Function(body, name="first"), tf.Function(body, name="second")
+    x = tf.tensor1d([1, -2, 3])
+    tf.dispose(first(x))
+    before = codegen._compiled.cache_info()
+    tf.dispose(second(x))
+    after = codegen._compiled.cache_info()
+    assert first.replay_source(x) == second.replay_source(x)
+    assert after.hits >= before.hits + 2 and after.misses == before.misses  # replay and bind
+
+    code = codegen.compile_source("def f():\n    return 1\n", "<tf.function g replay>")
+    inner = next(c for c in code.co_consts if hasattr(c, "co_filename"))
+    assert code.co_filename == inner.co_filename == "<tf.function g replay>"
+    _dispose_all(x)

@@ -37,6 +37,7 @@ from ..dtypes import BOOL, FLOAT32, INT32, NUMPY_DTYPE
 from ..engine.state import current_context
 from ..interrupts import critical_section
 from ..sites import user_site
+from .codegen import compile_source
 from .fusion import fuse_chains
 from .plan import Plan
 from .scratch import ScratchPlan, make_scratch_plan
@@ -491,7 +492,7 @@ def _compile_bind(binds: tuple, backend: Any, name: str) -> Callable[[list], tup
             lines.append(f"    a{i} = _A(h{i})")
     items = ", ".join(f"a{i}" for i in range(len(binds)))
     lines.append(f"    return ({items}{',' if len(binds) == 1 else ''})")
-    code = compile("\n".join(lines) + "\n", f"<tf.function {name} bind>", "exec")
+    code = compile_source("\n".join(lines) + "\n", f"<tf.function {name} bind>")
     exec(code, names)  # noqa: S102 - our own generated straight-line code
     return names["bind"]
 
@@ -546,7 +547,7 @@ def _compile(
     ret = ", ".join(f"t{s}" for s in plan.returned)
     lines.append(f"    return ({ret}{',' if len(plan.returned) == 1 else ''})")
     source = "\n".join(lines) + "\n"
-    code = compile(source, f"<tf.function {name} replay>", "exec")
+    code = compile_source(source, f"<tf.function {name} replay>")
     exec(code, names)  # noqa: S102 - our own generated straight-line code
     return source, names["replay"]
 

@@ -113,6 +113,22 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+#: Every this many tests, a worker collects and freezes what is still alive (the modules the
+#: tests imported since collection, module fixtures, caches) as ``pytest_collection_finish``
+#: does after collection: the full collections of the tests that follow (the leak tests call
+#: ``gc.collect()``) walk only what those tests made.
+FREEZE_EVERY = 1000
+_tests_since_freeze = [0]
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    _tests_since_freeze[0] += 1
+    if _tests_since_freeze[0] >= FREEZE_EVERY:
+        _tests_since_freeze[0] = 0
+        gc.collect()
+        gc.freeze()
+
+
 def _skip_for_backend(config, items):
     """Marks the tests that ``backend_skips/<TIDYTENSOR_BACKEND>.txt`` lists as skipped."""
     if BACKEND is None:

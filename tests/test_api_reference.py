@@ -13,6 +13,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 import tidytensor as tf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,8 +40,14 @@ def _resolve(path: str) -> object:
     raise ImportError(path)
 
 
-def test_every_public_name_has_a_section_that_documents_it():
-    pages = gen_api_pages.reference_pages()
+@pytest.fixture(scope="module")
+def pages():
+    """The generated reference pages (~3 s to make): made once, for this module's tests,
+    which tests/conftest.py therefore runs on one pytest-xdist worker."""
+    return gen_api_pages.reference_pages()
+
+
+def test_every_public_name_has_a_section_that_documents_it(pages):
     text = "\n".join(pages.values())
     sections = dict(re.findall(r"^## `([^`]+)` \{ #[^}]+ \}\n\n(.+)$", text, re.M))
     names = api_names.public_objects()
@@ -58,8 +66,7 @@ def test_every_public_name_has_a_section_that_documents_it():
             assert body == f"`{name} = {value!r}`", (name, body)
 
 
-def test_every_namespace_has_a_page_listed_in_the_index():
-    pages = gen_api_pages.reference_pages()
+def test_every_namespace_has_a_page_listed_in_the_index(pages):
     index = pages["reference/index.md"]
     for namespace in ("tf", "tf.layers", "tf.train", "tf.losses", "tf.data", "tf.io",
                       "tf.errors", "tf.callbacks", "tf.config"):  # fmt: skip
@@ -91,8 +98,7 @@ def test_every_guide_is_in_the_navigation():
     assert re.search(r"^  - API reference: reference/$", config, re.M)  # its SUMMARY.md
 
 
-def test_the_reference_navigation_lists_every_namespace():
-    pages = gen_api_pages.reference_pages()
+def test_the_reference_navigation_lists_every_namespace(pages):
     summary = pages["reference/SUMMARY.md"].splitlines()
     assert summary[0] == "* [Overview](index.md)"
     assert summary[1:] == [f"* [{ns}]({ns}.md)" for ns in api_names.namespaces()]

@@ -56,6 +56,8 @@ class GradConfig:
 
 
 _kernels: dict[tuple[str, str], KernelConfig] = {}
+#: ``get_kernels_for_backend``'s lists (every ``engine.reset()`` reads the active backend's).
+_by_backend: dict[str, list[KernelConfig]] = {}
 _grads: dict[str, GradConfig] = {}
 _listeners: list[Callable[[str], None]] = []
 
@@ -85,7 +87,12 @@ def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig | None:
 
 
 def get_kernels_for_backend(backend_name: str) -> list[KernelConfig]:
-    return [c for (_, b), c in _kernels.items() if b == backend_name]
+    found = _by_backend.get(backend_name)
+    if found is None:  # kept until a kernel of that backend is (un)registered
+        found = _by_backend[backend_name] = [
+            c for (_, b), c in _kernels.items() if b == backend_name
+        ]
+    return list(found)
 
 
 def copy_registered_kernels(from_backend: str, to_backend: str) -> None:
@@ -132,5 +139,6 @@ def on_change(listener: Callable[[str], None]) -> None:
 
 
 def _notify(backend_name: str) -> None:
+    _by_backend.pop(backend_name, None)
     for listener in _listeners:
         listener(backend_name)

@@ -24,7 +24,6 @@ reports the total.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -94,12 +93,28 @@ class Pooled:
     """One NumPy array an exactly counted pool keeps: ``lent`` while something uses it
     (``lend``), ``dropped`` once the pool let go of it (``drop``)."""
 
-    __slots__ = ("_back", "_bytes", "base", "dropped", "lent")
+    __slots__ = (
+        "_back", "_bytes", "_dtype", "_holding", "_lock", "_shape", "base", "dropped", "lent",
+        "nbytes",
+    )  # fmt: skip
 
     def __init__(self, base: Any) -> None:
         self.base, self.lent, self.dropped = base, False, False
+        self.nbytes = base.nbytes
         self._bytes = memoryview(base).cast("B")  # what each lent array is made over
+        self._dtype = base.dtype
+        self._shape = base.shape if base.ndim != 1 else None  # None: the flat array itself
         self._back: Any = None  # the weak reference to the lent array, while it is lent
+        self._holding: Any = None  # where it is given back to (set by ``lend``)
+        self._lock: Any = None
+
+    def _given_back(self, _ref: Any) -> None:
+        """The weak reference's callback: the last user of the lent array let go of it."""
+        with self._lock:
+            self.lent = False
+            self._back = None
+            if not self.dropped:
+                self._holding.add(self.nbytes)
 
 
 def lend(entry: Pooled, holding: Holding, lock: Any) -> Any:
@@ -110,18 +125,15 @@ def lend(entry: Pooled, holding: Holding, lock: Any) -> Any:
     run while its thread holds it). An idle entry lent again: the caller takes its bytes off
     ``holding`` first."""
     entry.lent = True
-    base = entry.base
-    flat = np.frombuffer(entry._bytes, dtype=base.dtype)
-    entry._back = weakref.ref(flat, functools.partial(_given_back, entry, holding, lock))
-    return flat.reshape(base.shape) if base.ndim != 1 else flat
+    entry._holding, entry._lock = holding, lock
+    flat = _frombuffer(entry._bytes, entry._dtype)
+    entry._back = _weakref(flat, entry._given_back)
+    shape = entry._shape
+    return flat if shape is None else flat.reshape(shape)
 
 
-def _given_back(entry: Pooled, holding: Holding, lock: Any, _ref: Any) -> None:
-    with lock:
-        entry.lent = False
-        entry._back = None
-        if not entry.dropped:
-            holding.add(entry.base.nbytes)
+_frombuffer = np.frombuffer
+_weakref = weakref.ref
 
 
 def drop(entries: Any, holding: Holding) -> None:
@@ -130,7 +142,7 @@ def drop(entries: Any, holding: Holding) -> None:
     for entry in entries:
         entry.dropped = True
         if not entry.lent:
-            holding.add(-entry.base.nbytes)
+            holding.add(-entry.nbytes)
 
 
 #: Every live ``Holding``: ``sync_all`` counts them in a new engine state.

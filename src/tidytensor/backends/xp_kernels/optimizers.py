@@ -150,7 +150,7 @@ def _free_outputs(xp, n: int) -> list:
             kept.outputs_key = n
         for entry in pool:
             if not entry.lent:
-                holding.add(-entry.base.nbytes)
+                holding.add(-entry.nbytes)
                 out.append(kernel_scratch.lend(entry, holding, lock))
                 if len(out) == 3:
                     return out

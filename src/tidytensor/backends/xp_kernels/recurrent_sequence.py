@@ -160,7 +160,7 @@ class _Pool:
                 self._buckets.move_to_end(shape)
                 for entry in bucket:
                     if not entry.lent:
-                        holding.add(-entry.base.nbytes)
+                        holding.add(-entry.nbytes)
                         return kernel_scratch.lend(entry, holding, lock)
             base = np.empty(shape, dtype=np.float32)
             if len(bucket) >= self._per_shape:

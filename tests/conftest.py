@@ -121,7 +121,9 @@ FREEZE_EVERY = 1000
 _tests_since_freeze = [0]
 
 
-def pytest_runtest_logfinish(nodeid, location):
+@pytest.hookimpl(hookwrapper=True)  # in the process that runs the test, not xdist's controller
+def pytest_runtest_protocol(item, nextitem):
+    yield
     _tests_since_freeze[0] += 1
     if _tests_since_freeze[0] >= FREEZE_EVERY:
         _tests_since_freeze[0] = 0

@@ -41,8 +41,8 @@ from .recurrent_sequence import (
     SequenceCall,
     carve,
     clear_buffer_pool,
+    scratch,
     sequence_kernel,
-    take,
     workspace,
 )
 from .recurrent_steps import (
@@ -114,7 +114,7 @@ def lstm_sequence(call: SequenceCall, xp):
     H, rm, M, NM, h = start_forward(call, xp, wrk_t, XH, Hs, weights, backward_parts)
     c = transposed(call.c0, xp)
     # The pre-activations of every step (the clip mask compares them once, after the loop).
-    Z, tb = take(xp, T, G, B), take(xp, U, B)
+    Z, tb = scratch(xp, T, G, B), scratch(xp, U, B)
     hn, cn = mask_buffers(M, 2, U, B, xp)
     r3 = slice(0, 3 * U)
     for t in range(T):
@@ -148,20 +148,20 @@ def _lstm_grad_factors(A, C, TC, CM, c0, ra: str, act: str, U: int, xp):
     times the clip mask when there is one (0 or 1: the product is the one the step made);
     else ``DV``, the recurrent activation's derivative."""
     T, _, B = A.shape
-    R, DG = take(xp, T, U, B), take(xp, T, U, B)
+    R, DG = scratch(xp, T, U, B), scratch(xp, T, U, B)
     derivative(act, TC, R, xp)
     xp.multiply(R, A[:, 2 * U : 3 * U], out=R)
     derivative(act, A[:, 3 * U :], DG, xp)
-    IF = take(xp, T, 2, U, B)
+    IF = scratch(xp, T, 2, U, B)
     if T:
         xp.copyto(IF[:, 0], A[:, 3 * U :])
         xp.copyto(IF[0, 1], c0)
         xp.copyto(IF[1:, 1], C[: T - 1])
     if CM is None:
-        DV = take(xp, *A[:, : 3 * U].shape)
+        DV = scratch(xp, *A[:, : 3 * U].shape)
         derivative(ra, A[:, : 3 * U], DV, xp)
         return R, DG, IF, TC, DV
-    TCO = take(xp, *TC.shape)
+    TCO = scratch(xp, *TC.shape)
     xp.multiply(TC, CM[:, 2 * U :], out=TCO)
     IF2 = IF.reshape(T, 2 * U, B)
     xp.multiply(IF2, CM[:, : 2 * U], out=IF2)
@@ -178,8 +178,8 @@ def lstm_sequence_grad(call: SequenceCall, xp):
     H, rm, h0, M, NM, dS, dh, dm_t, drm = start_backward(call, xp, XH, Hs)
     c0 = transposed(call.c0, xp)
     dc = grad_start(call.dc_last, U, B, xp)
-    dZ, dXH = take(xp, T, G, B), take(xp, T, K, B)
-    dcur, tb = take(xp, U, B), take(xp, U, B)
+    dZ, dXH = scratch(xp, T, G, B), scratch(xp, T, K, B)
+    dcur, tb = scratch(xp, U, B), scratch(xp, U, B)
     dhn, dcn, carry_h, carry_c = mask_buffers(M, 4, U, B, xp)
     r3 = slice(0, 3 * U)
     R, DG, IF, TCO, DV = _lstm_grad_factors(A, C, TC, CM, c0, ra, act, U, xp)
@@ -260,7 +260,7 @@ def gru_sequence(call: SequenceCall, xp):
     H, rm, M, NM, h = start_forward(call, xp, wrk_t, XH, Hs, _gru_weights(call), backward_parts)
     fill_stacked(XR, call.x, call.go_backwards)  # [x; r * h; 1]: r * h step by step
     wzr_t, wh_t = wrk_t[: 2 * U], wrk_t[2 * U :]
-    zr, zh, tb = take(xp, 2 * U, B), take(xp, U, B), take(xp, U, B)
+    zr, zh, tb = scratch(xp, 2 * U, B), scratch(xp, U, B), scratch(xp, U, B)
     (hn,) = mask_buffers(M, 1, U, B, xp)
     for t in range(T):
         azr, hh = AZR[t], HH[t]
@@ -292,16 +292,16 @@ def gru_sequence_grad(call: SequenceCall, xp):
     # The forward pass's folded weights, as it stacked them.
     _, wzr, wh, XH, XR, AZR, HH, Hs = _gru_parts(call.ws, call)
     H, rm, h0, M, NM, dS, dh, dm_t, drm = start_backward(call, xp, XH, Hs)
-    dZR, dZH = take(xp, T, 2 * U, B), take(xp, T, U, B)
-    dXH, dXR = take(xp, T, K, B), take(xp, T, K, B)
-    dhin, tb = take(xp, U, B), take(xp, U, B)
+    dZR, dZH = scratch(xp, T, 2 * U, B), scratch(xp, T, U, B)
+    dXH, dXR = scratch(xp, T, K, B), scratch(xp, T, K, B)
+    dhin, tb = scratch(xp, U, B), scratch(xp, U, B)
     dhn, carry = mask_buffers(M, 2, U, B, xp)
     # Per-step factors worked out for all steps at once (the same values): hin - hh, 1 - z,
     # the candidate's and the gates' activation derivatives.
-    HIN_HH, Z1 = take(xp, T, U, B), take(xp, T, U, B)
+    HIN_HH, Z1 = scratch(xp, T, U, B), scratch(xp, T, U, B)
     xp.subtract(XH[:T, D : D + U], HH, out=HIN_HH)
     xp.subtract(1, AZR[:, :U], out=Z1)
-    DHH, DZR = take(xp, T, U, B), take(xp, T, 2 * U, B)
+    DHH, DZR = scratch(xp, T, U, B), scratch(xp, T, 2 * U, B)
     derivative(act, HH, DHH, xp)
     derivative(ra, AZR, DZR, xp)
     for t in range(T - 1, -1, -1):
@@ -371,7 +371,7 @@ def simple_rnn_sequence(call: SequenceCall, xp):
     wrk_t, wrk, XH, A, Hs = _simple_parts(ws, call)
     weights, backward_parts = _simple_weights(call), [(slice(None), wrk)]
     H, rm, M, NM, h = start_forward(call, xp, wrk_t, XH, Hs, weights, backward_parts)
-    z, tb = take(xp, U, B), take(xp, U, B)
+    z, tb = scratch(xp, U, B), scratch(xp, U, B)
     for t in range(T):
         xp.matmul(wrk_t, XH[t], out=z)
         if M is not None:
@@ -391,8 +391,8 @@ def simple_rnn_sequence_grad(call: SequenceCall, xp):
     B, T, D, U = call.B, call.T, call.D, call.U
     K = D + U + 1
     H, rm, h0, M, NM, dS, dh, dm_t, drm = start_backward(call, xp, XH, Hs)
-    dZ, dXH = take(xp, T, U, B), take(xp, T, K, B)
-    dv, tb = take(xp, U, B), take(xp, U, B)
+    dZ, dXH = scratch(xp, T, U, B), scratch(xp, T, K, B)
+    dv, tb = scratch(xp, U, B), scratch(xp, U, B)
     dhn, carry = mask_buffers(M, 2, U, B, xp)
     for t in range(T - 1, -1, -1):
         hprev = step_in(dh, dS, H, h0, t, xp)

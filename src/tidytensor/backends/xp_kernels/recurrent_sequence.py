@@ -13,6 +13,7 @@ its backend (``xp_kernels/recurrent.py``, ``cupy_kernels/recurrent.py``):
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -29,6 +30,7 @@ __all__ = [
     "clear_buffer_pool",
     "count",
     "outputs",
+    "scratch",
     "sequence_kernel",
     "take",
     "workspace",
@@ -137,10 +139,18 @@ class _Pool:
     keep it lent; when the last of them dies, it is given back, idle again (as the tensor's
     buffer is freed). The holding moves at each change: minus an array's bytes when it is
     lent again, plus when it comes back, minus when the pool drops an idle one (``clear``,
-    or its shape evicted)."""
+    or its shape evicted).
+
+    A kernel's own scratch (``scratch``: what it uses and lets go of before it returns, never
+    an output) comes from a second part, kept as the arrays themselves: one is handed out
+    again when nothing but the pool references it, and its bytes are counted as idle for as
+    long as the pool keeps it (between kernels, where the engine reads its live bytes, it
+    is idle). Lending costs a new array object and a weak reference per take; this part
+    costs a reference count."""
 
     def __init__(self, name: str, per_shape: int = 4, shapes: int = 64):
         self._buckets: OrderedDict = OrderedDict()
+        self._scratch: OrderedDict = OrderedDict()  # shape -> [arrays]
         self._per_shape = per_shape
         self._shapes = shapes
         self._lock = threading.RLock()  # an array may come back while the lock is held
@@ -169,17 +179,54 @@ class _Pool:
             bucket.append(entry)
             return kernel_scratch.lend(entry, holding, lock)
 
+    def scratch(self, xp, shape: tuple[int, ...]):
+        if xp is not np or 0 in shape:
+            return xp.empty(shape, dtype=xp.float32)
+        with self._lock:
+            arrays = self._scratch.get(shape)
+            if arrays is None:
+                arrays = self._scratch[shape] = []
+                if len(self._scratch) > self._shapes:
+                    self._drop_scratch(self._scratch.popitem(last=False)[1])
+            else:
+                self._scratch.move_to_end(shape)
+                for arr in arrays:
+                    if sys.getrefcount(arr) <= _FREE_REFS:
+                        return arr
+            arr = np.empty(shape, dtype=np.float32)
+            if len(arrays) < self._per_shape:
+                arrays.append(arr)
+                self.holding.add(arr.nbytes)
+            return arr
+
+    def _drop_scratch(self, arrays: list) -> None:
+        self.holding.add(-sum(arr.nbytes for arr in arrays))
+
     def clear(self) -> None:
         """Drops every array (those lent go when their last user lets go of them)."""
         with self._lock:
             for bucket in self._buckets.values():
                 kernel_scratch.drop(bucket, self.holding)
             self._buckets.clear()
+            for arrays in self._scratch.values():
+                self._drop_scratch(arrays)
+            self._scratch.clear()
 
     def idle_bytes(self) -> int:
         """Bytes of the pooled arrays no one uses (counted in the engine's live bytes)."""
         return self.holding.bytes
 
+
+def _free_refs() -> int:
+    """``sys.getrefcount`` of a scratch array only its pool's list holds (the list, the loop's
+    name, the call's argument)."""
+    arrays = [object()]
+    for arr in arrays:
+        return sys.getrefcount(arr)
+    return 3  # pragma: no cover
+
+
+_FREE_REFS = _free_refs()
 
 #: The pool of kernels called without a ``scratch_owner`` (attr), and the owners' pools.
 _POOL = _Pool("recurrent")
@@ -211,9 +258,16 @@ def clear_buffer_pool() -> None:
 
 
 def take(xp, *shape: int):
-    """A float32 scratch array of ``shape`` from the running kernel's pool (its values are
-    undefined)."""
+    """A float32 array of ``shape`` from the running kernel's pool, lent (its values are
+    undefined): for what may outlive the kernel (an output, or a view of one)."""
     return getattr(_CURRENT, "pool", _POOL).take(xp, shape)
+
+
+def scratch(xp, *shape: int):
+    """A float32 array of ``shape`` from the running kernel's pool for the kernel's own use,
+    let go of before it returns (never an output, nor a view in one; its values are
+    undefined)."""
+    return getattr(_CURRENT, "pool", _POOL).scratch(xp, shape)
 
 
 # -------------------------------------------------------------------------- workspace

@@ -9,7 +9,7 @@ buffer (``out=``)."""
 
 from __future__ import annotations
 
-from .recurrent_sequence import SequenceCall, outputs, take
+from .recurrent_sequence import SequenceCall, outputs, scratch, take
 
 # -------------------------------------------------------------------------- activations
 _clip_ufuncs: dict = {}
@@ -137,7 +137,7 @@ def sequence_grad_t(dseq, T: int, xp):
     """``dL/dsequence [B, T, U]`` as ``[T, U, B]``, or None when it is empty or all zero."""
     if dseq.shape[1] != T or T == 0 or not bool(dseq.any()):
         return None
-    out = take(xp, T, dseq.shape[2], dseq.shape[0])
+    out = scratch(xp, T, dseq.shape[2], dseq.shape[0])
     xp.copyto(out, dseq.transpose(1, 2, 0))
     return out
 
@@ -164,7 +164,7 @@ def mask_grad(dm_t, go_backwards: bool, xp):
 
 def grad_start(dh_last, U: int, B: int, xp):
     """A ``[U, B]`` running gradient starting at ``dh_last^T``."""
-    out = take(xp, U, B)
+    out = scratch(xp, U, B)
     xp.copyto(out, dh_last.T)
     return out
 
@@ -208,7 +208,7 @@ def weight_grad_gk(pairs, xp):
     start = 0
     for dZ, XS in pairs:
         T, g, B = dZ.shape
-        dz, xs = take(xp, g, T, B), take(xp, K, T, B)
+        dz, xs = scratch(xp, g, T, B), scratch(xp, K, T, B)
         xp.copyto(dz, dZ.transpose(1, 0, 2))
         xp.copyto(xs, XS[:T].transpose(1, 0, 2))
         xp.dot(dz.reshape(g, T * B), xs.reshape(K, T * B).T, out=out[start : start + g])
@@ -269,7 +269,7 @@ def finish_forward(call: SequenceCall, xp, ws, *states):
 
 def mask_buffers(M, n: int, U: int, B: int, xp) -> list:
     """``n`` ``[U, B]`` buffers for a masked loop (Nones without a mask)."""
-    return [take(xp, U, B) if M is not None else None for _ in range(n)]
+    return [scratch(xp, U, B) if M is not None else None for _ in range(n)]
 
 
 def start_backward(call: SequenceCall, xp, XH, Hs):

@@ -80,3 +80,22 @@ def test_lstm_clip_mask_passes_the_gradient_at_the_bounds():
     # dL/dz of every gate (TF.js's order i, f, c, o) passes through.
     assert (dw[0] != 0).all()
     assert np.isfinite(dw).all()
+
+
+def test_scratch_lends_where_reference_counts_cannot_prove_an_array_free(monkeypatch):
+    """On a free-threaded build (approximate reference counts) a kernel's own scratch arrays
+    are lent, as outputs are, instead of handed out again by reference count."""
+    import numpy as np
+
+    from tidytensor.backends.xp_kernels import recurrent_sequence as rs
+
+    pool = rs._Pool("probe")
+    first = pool.scratch(np, (3, 2))
+    assert pool.scratch(np, (3, 2)) is not first  # in use: another array
+    del first
+    assert pool.scratch(np, (3, 2)).base is None and not pool._buckets  # kept, not lent
+    monkeypatch.setattr(rs, "_EXACT_REFCOUNTS", False)
+    lent = pool.scratch(np, (4, 2))
+    assert (4, 2) in pool._buckets and (4, 2) not in pool._scratch
+    assert isinstance(lent.base, np.ndarray) and isinstance(lent.base.base, memoryview)
+    pool.clear()

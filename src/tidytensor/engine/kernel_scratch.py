@@ -91,41 +91,40 @@ class Holding:
 
 class Pooled:
     """One NumPy array an exactly counted pool keeps: ``lent`` while something uses it
-    (``lend``), ``dropped`` once the pool let go of it (``drop``)."""
+    (``lend``), ``dropped`` once the pool let go of it (``drop``). ``holding`` counts it
+    while it is idle; ``lock`` (a ``threading.RLock``: the give-back may run while its
+    thread holds it) is the pool's."""
 
     __slots__ = (
-        "_back", "_bytes", "_dtype", "_holding", "_lock", "_shape", "base", "dropped", "lent",
+        "_back", "_bytes", "_dtype", "_shape", "base", "dropped", "holding", "lent", "lock",
         "nbytes",
     )  # fmt: skip
 
-    def __init__(self, base: Any) -> None:
+    def __init__(self, base: Any, holding: Holding, lock: Any) -> None:
         self.base, self.lent, self.dropped = base, False, False
+        self.holding, self.lock = holding, lock
         self.nbytes = base.nbytes
         self._bytes = memoryview(base).cast("B")  # what each lent array is made over
         self._dtype = base.dtype
         self._shape = base.shape if base.ndim != 1 else None  # None: the flat array itself
         self._back: Any = None  # the weak reference to the lent array, while it is lent
-        self._holding: Any = None  # where it is given back to (set by ``lend``)
-        self._lock: Any = None
 
     def _given_back(self, _ref: Any) -> None:
         """The weak reference's callback: the last user of the lent array let go of it."""
-        with self._lock:
+        with self.lock:
             self.lent = False
             self._back = None
             if not self.dropped:
-                self._holding.add(self.nbytes)
+                self.holding.add(self.nbytes)
 
 
-def lend(entry: Pooled, holding: Holding, lock: Any) -> Any:
+def lend(entry: Pooled) -> Any:
     """``entry``'s array, lent: a new array object over its memory (of its shape). Every view
     made of it, and a tensor buffer it becomes, keep that object alive; when the last of them
     dies, the callback of the entry's weak reference to it gives the array back to the pool,
-    idle (``holding`` plus its bytes, under ``lock``, a ``threading.RLock``: the callback may
-    run while its thread holds it). An idle entry lent again: the caller takes its bytes off
-    ``holding`` first."""
+    idle (its ``holding`` plus its bytes, under its ``lock``). An idle entry lent again: the
+    caller takes its bytes off the holding first."""
     entry.lent = True
-    entry._holding, entry._lock = holding, lock
     flat = _frombuffer(entry._bytes, entry._dtype)
     entry._back = _weakref(flat, entry._given_back)
     shape = entry._shape
@@ -136,13 +135,13 @@ _frombuffer = np.frombuffer
 _weakref = weakref.ref
 
 
-def drop(entries: Any, holding: Holding) -> None:
-    """The pool lets go of ``entries``: the idle ones leave ``holding`` now, the lent ones
+def drop(entries: Any) -> None:
+    """The pool lets go of ``entries``: the idle ones leave their holding now, the lent ones
     are not given back (the caller holds the pool's lock)."""
     for entry in entries:
         entry.dropped = True
         if not entry.lent:
-            holding.add(-entry.nbytes)
+            entry.holding.add(-entry.nbytes)
 
 
 #: Every live ``Holding``: ``sync_all`` counts them in a new engine state.

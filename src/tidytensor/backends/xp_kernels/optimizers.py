@@ -104,7 +104,7 @@ class _Kept:
 
 def _forget(outputs: list, holding: kernel_scratch.Holding, lock) -> None:
     with lock:
-        kernel_scratch.drop(outputs, holding)
+        kernel_scratch.drop(outputs)
         outputs.clear()
         holding.clear()  # the scratch arrays' bytes
 
@@ -145,21 +145,21 @@ def _free_outputs(xp, n: int) -> list:
     with lock:
         pool = kept.outputs
         if kept.outputs_key != n:  # another size: the old arrays go
-            kernel_scratch.drop(pool, holding)
+            kernel_scratch.drop(pool)
             pool.clear()
             kept.outputs_key = n
         for entry in pool:
             if not entry.lent:
                 holding.add(-entry.nbytes)
-                out.append(kernel_scratch.lend(entry, holding, lock))
+                out.append(kernel_scratch.lend(entry))
                 if len(out) == 3:
                     return out
         while len(out) < 3:
             a = np.empty(n, dtype=np.float32)
             if len(pool) < _POOL_SIZE:
-                entry = kernel_scratch.Pooled(a)
+                entry = kernel_scratch.Pooled(a, holding, lock)
                 pool.append(entry)
-                a = kernel_scratch.lend(entry, holding, lock)
+                a = kernel_scratch.lend(entry)
             out.append(a)
     return out
 

@@ -165,23 +165,25 @@ class _Pool:
             if bucket is None:
                 bucket = self._buckets[shape] = []
                 if len(self._buckets) > self._shapes:
-                    kernel_scratch.drop(self._buckets.popitem(last=False)[1], holding)
+                    kernel_scratch.drop(self._buckets.popitem(last=False)[1])
             else:
                 self._buckets.move_to_end(shape)
                 for entry in bucket:
                     if not entry.lent:
                         holding.add(-entry.nbytes)
-                        return kernel_scratch.lend(entry, holding, lock)
+                        return kernel_scratch.lend(entry)
             base = np.empty(shape, dtype=np.float32)
             if len(bucket) >= self._per_shape:
                 return base  # not pooled: freed with its last user
-            entry = kernel_scratch.Pooled(base)
+            entry = kernel_scratch.Pooled(base, holding, lock)
             bucket.append(entry)
-            return kernel_scratch.lend(entry, holding, lock)
+            return kernel_scratch.lend(entry)
 
     def scratch(self, xp, shape: tuple[int, ...]):
         if xp is not np or 0 in shape:
             return xp.empty(shape, dtype=xp.float32)
+        if not _EXACT_REFCOUNTS:  # a reference count could not prove an array free: lend it
+            return self.take(xp, shape)
         with self._lock:
             arrays = self._scratch.get(shape)
             if arrays is None:
@@ -206,7 +208,7 @@ class _Pool:
         """Drops every array (those lent go when their last user lets go of them)."""
         with self._lock:
             for bucket in self._buckets.values():
-                kernel_scratch.drop(bucket, self.holding)
+                kernel_scratch.drop(bucket)
             self._buckets.clear()
             for arrays in self._scratch.values():
                 self._drop_scratch(arrays)
@@ -227,6 +229,9 @@ def _free_refs() -> int:
 
 
 _FREE_REFS = _free_refs()
+#: Whether ``sys.getrefcount`` is exact. A free-threaded build's counts are approximate
+#: (as ``data/_packed.py`` notes), so there ``scratch`` lends, as ``take`` does.
+_EXACT_REFCOUNTS = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 #: The pool of kernels called without a ``scratch_owner`` (attr), and the owners' pools.
 _POOL = _Pool("recurrent")

@@ -95,9 +95,9 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (absent under -p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
-    """README's ``--dist loadgroup``, scheduled with linear bookkeeping (``xdist_scheduling``:
-    the stock scheduler's is quadratic in the number of tests, and its controller process
-    took a quarter of two cores from the workers)."""
+    """README's ``--dist loadgroup``, scheduled with linear bookkeeping and up to 32 tests per
+    message (``xdist_scheduling``: the stock scheduler's bookkeeping is quadratic in the
+    number of tests, and it sends a worker one message per ungrouped test)."""
     if config.getvalue("dist") == "loadgroup":
         from xdist_scheduling import LinearLoadGroup
 

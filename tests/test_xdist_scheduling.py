@@ -1,6 +1,7 @@
-"""``xdist_scheduling.LinearLoadGroup`` (README's ``--dist loadgroup`` in this suite) sends
-the workers exactly what pytest-xdist's own ``LoadGroupScheduling`` sends, test for test,
-with the same grouping, and keeps only the pending units in its bookkeeping."""
+"""``xdist_scheduling.LinearLoadGroup`` (README's ``--dist loadgroup`` in this suite) hands
+out the units of pytest-xdist's own ``LoadGroupScheduling`` in the same order, test for
+test, with the same grouping, in fewer messages (up to ``BATCH`` tests each), and keeps only
+the pending units in its bookkeeping."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from xdist_scheduling import LinearLoadGroup
 class FakeWorker:
     """What a scheduler calls on a worker: the tests it is sent, and its shutdown."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, log: list | None = None) -> None:
         self.name = name
+        self.log = [] if log is None else log  # every worker's sends, in the order made
         self.gateway = SimpleNamespace(id=name)
         self.queue: list[int] = []
         self.sent: list[list[int]] = []
@@ -25,6 +27,7 @@ class FakeWorker:
 
     def send_runtest_some(self, indices: list[int]) -> None:
         self.sent.append(list(indices))
+        self.log.append(list(indices))
         self.queue.extend(indices)
 
     def shutdown(self) -> None:
@@ -38,12 +41,13 @@ def fake_config(workers: int, reorder: bool = True) -> SimpleNamespace:
     )
 
 
-def collection(seed: int) -> list[str]:
-    """Single tests, tests of a few ``@group`` units, and a parameter holding an ``@``."""
+def collection(seed: int, most: int = 40) -> list[str]:
+    """Single tests, tests of a few ``@group`` units, and a parameter holding an ``@``: up to
+    ``most`` per module, in up to 6 modules."""
     rng = random.Random(seed)
     ids = []
     for module in range(rng.randint(1, 6)):
-        for test in range(rng.randint(1, 40)):
+        for test in range(rng.randint(1, most)):
             nodeid = f"tests/test_m{module}.py::test_{test}"
             if rng.random() < 0.3:
                 nodeid += f"@group{rng.randint(0, 3)}"
@@ -53,11 +57,13 @@ def collection(seed: int) -> list[str]:
     return ids
 
 
-def run(scheduler_class, ids: list[str], workers: int, seed: int, reorder: bool = True):
+def run(scheduler_class, ids, workers: int, seed: int, reorder: bool = True, log=None):
     """Runs ``ids`` through a scheduler, finishing one queued test of a randomly picked worker
-    at a time (the same picks for any scheduler class): every worker's sends, in order."""
+    at a time (the same picks for any scheduler class): every worker's sends, in order, and
+    the scheduler; ``log`` receives all the sends in the order they were made."""
     sched = scheduler_class(fake_config(workers, reorder))
-    nodes = [FakeWorker(f"gw{i}") for i in range(workers)]
+    log = [] if log is None else log
+    nodes = [FakeWorker(f"gw{i}", log) for i in range(workers)]
     for node in nodes:
         sched.add_node(node)
     for node in nodes:
@@ -74,16 +80,34 @@ def run(scheduler_class, ids: list[str], workers: int, seed: int, reorder: bool 
     return {node.name: node.sent for node in nodes}, sched
 
 
+def units(ids: list[str]) -> dict[int, str]:
+    """Each test's unit: its ``@group``, else the test itself (``loadgroup``'s scopes)."""
+    return {i: nodeid.rpartition("@")[2] if "@" in nodeid.split("[")[0] else nodeid
+            for i, nodeid in enumerate(ids)}  # fmt: skip
+
+
 @pytest.mark.parametrize("seed", range(40))
-def test_it_sends_what_the_stock_loadgroup_scheduler_sends(seed):
-    ids = collection(seed)
+def test_it_hands_out_the_stock_scheduler_s_tests_in_its_order_in_fewer_messages(seed):
+    ids = collection(seed, most=40 * (1 + seed % 3))  # up to 720 tests: batches shrink at the end
     workers = 1 + seed % 4
     reorder = seed % 5 != 0
-    stock, _ = run(LoadGroupScheduling, ids, workers, seed, reorder)
-    linear, _ = run(LinearLoadGroup, ids, workers, seed, reorder)
-    assert linear == stock
-    sent = sorted(i for sends in linear.values() for batch in sends for i in batch)
-    assert sent == list(range(len(ids)))  # every test once
+    stock_log, linear_log = [], []
+    run(LoadGroupScheduling, ids, workers, seed, reorder, stock_log)
+    sends, _ = run(LinearLoadGroup, ids, workers, seed, reorder, linear_log)
+    # The same tests in the same order, over all the workers; every test once.
+    assert [i for batch in linear_log for i in batch] == [i for batch in stock_log for i in batch]
+    assert sorted(i for batch in linear_log for i in batch) == list(range(len(ids)))
+    # Each message holds whole units: one larger unit, or units up to BATCH tests together.
+    unit = units(ids)
+    for batch in linear_log:
+        assert len(batch) <= LinearLoadGroup.BATCH or len({unit[i] for i in batch}) == 1
+    for name in sends:  # every unit whole in one message
+        for batch in sends[name]:
+            for other in (b for n in sends for b in sends[n] if b is not batch):
+                assert not {unit[i] for i in batch} & {unit[i] for i in other}
+    assert len(linear_log) <= len(stock_log)
+    if len(ids) > 200:
+        assert len(linear_log) < len(stock_log) / 2
 
 
 def test_a_group_runs_on_one_worker_and_finished_units_leave_the_bookkeeping():

@@ -206,6 +206,11 @@ def test_the_recurrent_kernels_pool_is_counted_and_freed_with_the_backend(cleanu
     # and the kernels' own scratch arrays (idle between kernels, counted while kept)
     idle += sum(a.nbytes for arrays in pool._scratch.values() for a in arrays)
     assert pool._scratch and idle > 0 and idle == pool.idle_bytes()
-    before = tf.config.get_memory_info()["current"]  # synced: the idle pool included
+    # Clearing drops every pool's idle arrays: this layer's, and those of layers that earlier
+    # tests in this process left alive (the shared pool's too).
+    pools = [recurrent_pool._POOL, *recurrent_pool._OWNED.values()]
+    every_idle = sum(p.idle_bytes() for p in pools)
+    before = tf.config.get_memory_info()["current"]  # synced: the idle pools included
     recurrent_kernels.clear_buffer_pool()
-    assert tf.config.get_memory_info()["current"] == before - idle
+    assert pool.idle_bytes() == 0
+    assert tf.config.get_memory_info()["current"] == before - every_idle

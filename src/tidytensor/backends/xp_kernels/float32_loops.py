@@ -16,7 +16,7 @@ import logging
 import os
 from types import ModuleType
 
-__all__ = ["LOOPS", "FALLBACK_REASON", "load"]
+__all__ = ["LOOPS", "FALLBACK_REASON", "compiled_steps", "load"]
 
 
 def load() -> tuple[ModuleType | None, str | None]:
@@ -34,3 +34,12 @@ def load() -> tuple[ModuleType | None, str | None]:
 LOOPS, FALLBACK_REASON = load()
 if FALLBACK_REASON is not None:  # the per-op core's notice already says why, when it is missing
     logging.getLogger("tidytensor").debug("tidytensor: %s; NumPy kernels run", FALLBACK_REASON)
+
+
+def compiled_steps(name: str, *arrays):
+    """``LOOPS.<name>(*arrays)``: a compiled stepper over a kernel's arrays (the LSTM
+    sequence kernels' ``lstm_forward_steps`` and ``lstm_backward_steps``), or None where the
+    loops do not run or refuse the arrays; the kernel then runs its NumPy reference."""
+    if LOOPS is None:
+        return None
+    return getattr(LOOPS, name)(*arrays)

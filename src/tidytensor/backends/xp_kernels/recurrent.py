@@ -19,6 +19,10 @@ GRUCell with ``resetAfter`` false, SimpleRNNCell; ``K.rnn`` with its masking and
   weights, made once by the forward pass (faster than the transposed view); the weight
   gradient is one matmul over all steps of gate-major / input-major copies of the gates'
   gradients and the stacked inputs (per-step work on strided views costs more than them);
+- with hard-sigmoid gates and no mask (TF.js's default LSTM), each step's elementwise work
+  runs as one compiled pass where the float32 loops are built (``_float32_c``'s
+  ``lstm_forward_steps`` and ``lstm_backward_steps``: the same float32 operations as the
+  NumPy lines beside them, which stay the reference);
 - every per-step operation writes into preallocated buffers (``out=``), and buffers come from
   a small pool that hands an array out again once nothing else references it (no page
   faults on every call for large scratch arrays);
@@ -37,6 +41,7 @@ previous state: ``new * m + old * (1 - m)``.
 from __future__ import annotations
 
 from ...kernel_names import recurrent as kr
+from .float32_loops import compiled_steps
 from .recurrent_sequence import (
     SequenceCall,
     carve,
@@ -117,16 +122,25 @@ def lstm_sequence(call: SequenceCall, xp):
     Z, tb = scratch(xp, T, G, B), scratch(xp, U, B)
     hn, cn = mask_buffers(M, 2, U, B, xp)
     r3 = slice(0, 3 * U)
+    # Hard-sigmoid gates without a mask: each step's clip and cell update in one compiled
+    # pass (the same float32 operations as the NumPy lines below), where the loops run.
+    steps = compiled_steps("lstm_forward_steps", Z, c, A, C) if clip and M is None else None
     for t in range(T):
         a, z = A[t], Z[t]
         xp.matmul(wrk_t, XH[t], out=z)
-        activate(ra, z[r3], a[r3], xp)
-        gi, gf, go, gg = a[:U], a[U : 2 * U], a[2 * U : 3 * U], a[3 * U :]
-        activate(act, z[3 * U :], gg, xp)
-        ct = C[t] if M is None else cn
-        xp.multiply(gf, c, out=ct)
-        xp.multiply(gi, gg, out=tb)
-        xp.add(ct, tb, out=ct)
+        go, gg = a[2 * U : 3 * U], a[3 * U :]
+        if steps is not None:
+            activate(act, z[3 * U :], gg, xp)
+            steps.gates(t)
+            ct = C[t]
+        else:
+            activate(ra, z[r3], a[r3], xp)
+            gi, gf = a[:U], a[U : 2 * U]
+            activate(act, z[3 * U :], gg, xp)
+            ct = C[t] if M is None else cn
+            xp.multiply(gf, c, out=ct)
+            xp.multiply(gi, gg, out=tb)
+            xp.add(ct, tb, out=ct)
         tc = TC[t]
         activate(act, ct, tc, xp)
         ht = H[t] if M is None else hn
@@ -183,7 +197,19 @@ def lstm_sequence_grad(call: SequenceCall, xp):
     dhn, dcn, carry_h, carry_c = mask_buffers(M, 4, U, B, xp)
     r3 = slice(0, 3 * U)
     R, DG, IF, TCO, DV = _lstm_grad_factors(A, C, TC, CM, c0, ra, act, U, xp)
+    # Without a mask, with hard-sigmoid gates: each step's elementwise work (from dh += dS[t]
+    # to dc) in one compiled pass, the same float32 operations as the NumPy lines below.
+    steps = None
+    if M is None and DV is None:
+        steps = compiled_steps("lstm_backward_steps", TCO, R, IF, A, DG, dc, dZ, dS)
     for t in range(T - 1, -1, -1):
+        if steps is not None and steps.step(t, dh):
+            dxh = dXH[t]
+            xp.matmul(wrk, dZ[t], out=dxh)
+            hprev = H[t - 1] if t else h0
+            dh = dxh[D : D + U]
+            step_out(dh, hprev, rm, drm, None, tb, xp)
+            continue
         hprev = step_in(dh, dS, H, h0, t, xp)
         a = A[t]
         gi, gf = a[:U], a[U : 2 * U]

@@ -105,6 +105,16 @@ def pytest_xdist_make_scheduler(config, log):
     return None
 
 
+def pytest_collection(session):
+    """On a fresh checkout, a pytest-xdist worker first imports (so rewrites and caches) its
+    share of the test modules, rather than every worker rewriting all of them
+    (``rewrite_warmup``); then pytest collects as usual."""
+    if hasattr(session.config, "workerinput"):  # an xdist worker (not a pytest it started)
+        from rewrite_warmup import import_share
+
+        import_share(session.config)
+
+
 def pytest_collection_finish(session):
     """What collection made (the ~16,000 items, their parameters, the golden tables, the
     modules: ~500,000 objects) lives until the session ends: ``gc.freeze()`` takes it out of

@@ -70,19 +70,23 @@ def import_share(config: Any) -> list[str]:
         return []
     index = int("".join(c for c in worker["workerid"] if c.isdigit()) or 0)
     mine = share(module_paths(config), index, int(worker["workercount"]))
-    saved_path, imported = list(sys.path), []
-    try:
-        for path in mine:
-            if path.stem in sys.modules:
-                continue
-            sys.path.insert(0, str(path.parent))  # as pytest's default (prepend) import mode
-            try:
-                importlib.import_module(path.stem)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException:  # noqa: BLE001 - a skip at import, an error: pytest's to report
-                continue
+    imported = []
+    for path in mine:
+        if path.stem in sys.modules:
+            continue
+        folder = str(path.parent)
+        sys.path.insert(0, folder)  # as pytest's default (prepend) import mode
+        try:
+            importlib.import_module(path.stem)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - a skip at import, an error: pytest's to report
+            continue
+        else:
             imported.append(path.stem)
-    finally:
-        sys.path[:] = saved_path
+        finally:
+            # Only the entry made here goes: what the module added to sys.path as it was
+            # imported stays, as it would had pytest imported it (a module imported here is
+            # not imported again).
+            sys.path.remove(folder)
     return imported

@@ -45,7 +45,10 @@ def _fake_config(folder: Path, worker: str | None = None, count: int = 3) -> Sim
 
 def test_a_worker_imports_and_caches_its_share(tmp_path, monkeypatch):
     (tmp_path / "test_warm_a.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
-    (tmp_path / "test_warm_b.py").write_text("def test_b():\n    assert [1] == [1]\n")
+    (tmp_path / "test_warm_b.py").write_text(
+        f"import sys\nsys.path.append({str(tmp_path / 'added')!r})\n\n"
+        "def test_b():\n    assert [1] == [1]\n"
+    )
     (tmp_path / "test_warm_c.py").write_text("import pytest\npytest.skip('at import', allow_module_level=True)\n")  # fmt: skip
     (tmp_path / "skipped_dir").mkdir()
     (tmp_path / "skipped_dir" / "test_warm_d.py").write_text("raise AssertionError\n")
@@ -60,7 +63,8 @@ def test_a_worker_imports_and_caches_its_share(tmp_path, monkeypatch):
         for worker, expected in (("gw0", []), ("gw2", []), ("gw1", ["test_warm_b"])):
             # gw2's module skips at import
             assert import_share(_fake_config(tmp_path, worker)) == expected
-        assert sys.path == path_before
+        # The folder entry made for the import is gone; what the module added stays.
+        assert sys.path == [*path_before, str(tmp_path / "added")]
         module = sys.modules["test_warm_b"]
         assert Path(module.__file__) == tmp_path / "test_warm_b.py"
         # Imported through pytest's import hook: asserts rewritten, cached for the others.
@@ -68,6 +72,7 @@ def test_a_worker_imports_and_caches_its_share(tmp_path, monkeypatch):
         assert any("pytest" in p.name for p in (tmp_path / "__pycache__").iterdir())
         assert "test_warm_c" not in sys.modules
     finally:
+        sys.path[:] = path_before
         for name in ("test_warm_a", "test_warm_b", "test_warm_c"):
             sys.modules.pop(name, None)
 

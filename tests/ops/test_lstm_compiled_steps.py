@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -129,6 +130,20 @@ def test_the_reference_runs_with_a_mask_or_sigmoid_gates(monkeypatch):
     mask = np.ones((B, T), F32)
     kernels.lstm_sequence(x, w, rk, h0, c0, mask, xp=np, has_mask=True)
     assert calls == []
+
+
+def test_a_build_without_the_steppers_runs_the_reference(monkeypatch):
+    """A ``_float32_c`` built before the steppers existed (a checkout not rebuilt)."""
+    rng = np.random.default_rng(3)
+    B, T, D, U = 2, 3, 2, 3
+    x = rng.standard_normal((B, T, D)).astype(F32)
+    w, rk = rng.standard_normal((D, 4 * U)).astype(F32), rng.standard_normal((U, 4 * U)).astype(F32)
+    h0, c0 = np.zeros((B, U), F32), np.zeros((B, U), F32)
+    monkeypatch.setattr(float32_loops, "LOOPS", SimpleNamespace())
+    old = kernels.lstm_sequence(x, w, rk, h0, c0, xp=np)
+    old = [np.array(a, copy=True) for a in old]
+    monkeypatch.setattr(float32_loops, "LOOPS", None)
+    _assert_same_bits(old, kernels.lstm_sequence(x, w, rk, h0, c0, xp=np))
 
 
 def _forward_arrays(T=3, n=6):

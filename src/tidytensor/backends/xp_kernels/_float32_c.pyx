@@ -264,7 +264,7 @@ cdef class _Held:
             PyBuffer_Release(&self.views[i])
 
     cdef bint hold(self, object array, bint writable):
-        if not _acquire(array, &self.views[self.count], writable):
+        if self.count >= 10 or not _acquire(array, &self.views[self.count], writable):
             return False
         self.count += 1
         return True

@@ -40,6 +40,5 @@ def compiled_steps(name: str, *arrays):
     """``LOOPS.<name>(*arrays)``: a compiled stepper over a kernel's arrays (the LSTM
     sequence kernels' ``lstm_forward_steps`` and ``lstm_backward_steps``), or None where the
     loops do not run or refuse the arrays; the kernel then runs its NumPy reference."""
-    if LOOPS is None:
-        return None
-    return getattr(LOOPS, name)(*arrays)
+    make = getattr(LOOPS, name, None)  # None too from a build older than the stepper
+    return None if make is None else make(*arrays)

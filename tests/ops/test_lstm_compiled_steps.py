@@ -58,6 +58,17 @@ def _run(inputs, grads, attrs, loops, monkeypatch):
         return outs, [np.array(a, copy=True) for a in got]
 
 
+class _Spy:
+    """The compiled loops' module, noting the name of each function the kernels take."""
+
+    def __init__(self, calls: list):
+        self.calls = calls
+
+    def __getattr__(self, name):
+        self.calls.append(name)
+        return getattr(LOOPS, name)
+
+
 def _assert_same_bits(got, want):
     """The same bits, a NaN wherever the reference has one: which of two NaN operands an
     operation passes on is the compiler's and the CPU's choice (as in NumPy's own loops), and
@@ -99,51 +110,38 @@ def test_compiled_steps_give_the_references_bits(
         "go_backwards": go_backwards,
     }
     calls = []
-
-    class Spy:
-        def __getattr__(self, name):
-            calls.append(name)
-            return getattr(LOOPS, name)
-
-    outs, dins = _run(inputs, grads, attrs, Spy(), monkeypatch)
+    outs, dins = _run(inputs, grads, attrs, _Spy(calls), monkeypatch)
     ref_outs, ref_dins = _run(inputs, grads, attrs, None, monkeypatch)
     assert calls == ["lstm_forward_steps", "lstm_backward_steps"]
     _assert_same_bits(outs, ref_outs)
     _assert_same_bits(dins, ref_dins)
 
 
-def test_the_reference_runs_with_a_mask_or_sigmoid_gates(monkeypatch):
-    rng = np.random.default_rng(0)
-    B, T, D, U = 2, 3, 2, 3
+def _small_lstm(seed: int, B=2, T=3, D=2, U=3):
+    """``x, kernel, recurrentKernel, h0, c0`` of a small LSTM (zero initial states)."""
+    rng = np.random.default_rng(seed)
     x = rng.standard_normal((B, T, D)).astype(F32)
     w, rk = rng.standard_normal((D, 4 * U)).astype(F32), rng.standard_normal((U, 4 * U)).astype(F32)
-    h0, c0 = np.zeros((B, U), F32), np.zeros((B, U), F32)
+    return x, w, rk, np.zeros((B, U), F32), np.zeros((B, U), F32)
+
+
+def test_the_reference_runs_with_a_mask_or_sigmoid_gates(monkeypatch):
+    inputs = _small_lstm(0)
     calls = []
-
-    class Spy:
-        def __getattr__(self, name):
-            calls.append(name)
-            return getattr(LOOPS, name)
-
-    monkeypatch.setattr(float32_loops, "LOOPS", Spy())
-    kernels.lstm_sequence(x, w, rk, h0, c0, xp=np, recurrent_activation="sigmoid")
-    mask = np.ones((B, T), F32)
-    kernels.lstm_sequence(x, w, rk, h0, c0, mask, xp=np, has_mask=True)
+    monkeypatch.setattr(float32_loops, "LOOPS", _Spy(calls))
+    kernels.lstm_sequence(*inputs, xp=np, recurrent_activation="sigmoid")
+    mask = np.ones(inputs[0].shape[:2], F32)
+    kernels.lstm_sequence(*inputs, mask, xp=np, has_mask=True)
     assert calls == []
 
 
 def test_a_build_without_the_steppers_runs_the_reference(monkeypatch):
     """A ``_float32_c`` built before the steppers existed (a checkout not rebuilt)."""
-    rng = np.random.default_rng(3)
-    B, T, D, U = 2, 3, 2, 3
-    x = rng.standard_normal((B, T, D)).astype(F32)
-    w, rk = rng.standard_normal((D, 4 * U)).astype(F32), rng.standard_normal((U, 4 * U)).astype(F32)
-    h0, c0 = np.zeros((B, U), F32), np.zeros((B, U), F32)
+    inputs = _small_lstm(3)
     monkeypatch.setattr(float32_loops, "LOOPS", SimpleNamespace())
-    old = kernels.lstm_sequence(x, w, rk, h0, c0, xp=np)
-    old = [np.array(a, copy=True) for a in old]
+    old = [np.array(a, copy=True) for a in kernels.lstm_sequence(*inputs, xp=np)]
     monkeypatch.setattr(float32_loops, "LOOPS", None)
-    _assert_same_bits(old, kernels.lstm_sequence(x, w, rk, h0, c0, xp=np))
+    _assert_same_bits(old, kernels.lstm_sequence(*inputs, xp=np))
 
 
 def _forward_arrays(T=3, n=6):

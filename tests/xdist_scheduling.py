@@ -39,10 +39,8 @@ class LinearLoadGroup(LoadGroupScheduling):
 
     def __init__(self, config: Any, log: Any = None) -> None:
         super().__init__(config, log)
-        #: Tests not finished yet of each unit a node was given: ``(node, scope) -> count``.
-        self._left: dict[tuple[Any, str], int] = {}
-        #: Tests sent to each node and not finished yet.
-        self._pending: dict[Any, int] = {}
+        #: Tests not finished yet of each unit a node was given: ``node -> {scope: count}``.
+        self._left: dict[Any, dict[str, int]] = {}
         #: Each node's collection as ``{nodeid: index}`` (the first index, as list.index).
         self._positions: dict[Any, dict[str, int]] = {}
 
@@ -52,8 +50,7 @@ class LinearLoadGroup(LoadGroupScheduling):
         scope, work_unit = self.workqueue.popitem(last=False)
         self.assigned_work.setdefault(node, {})[scope] = work_unit
         pending = [nodeid for nodeid, completed in work_unit.items() if not completed]
-        self._left[node, scope] = len(pending)
-        self._pending[node] = self._pending.get(node, 0) + len(pending)
+        self._left.setdefault(node, {})[scope] = len(pending)
         positions = self._positions_of(node)
         indices.extend(positions[nodeid] for nodeid in pending)
         return len(pending)
@@ -76,7 +73,7 @@ class LinearLoadGroup(LoadGroupScheduling):
         if not self.workqueue:
             node.shutdown()
             return
-        if self._pending.get(node, 0) > 2:
+        if sum(self._left.get(node, {}).values()) > 2:  # at most a batch of units
             return
         indices: list[int] = []
         room = self._batch_size()
@@ -91,19 +88,15 @@ class LinearLoadGroup(LoadGroupScheduling):
         nodeid = self.registered_collections[node][item_index]
         scope = self._split_scope(nodeid)
         self.assigned_work[node][scope][nodeid] = True
-        self._pending[node] -= 1
-        left = self._left[node, scope] - 1
-        if left:
-            self._left[node, scope] = left
-        else:  # the unit is done: nothing of it is pending any more
-            del self._left[node, scope]
+        units = self._left[node]
+        units[scope] -= 1
+        if not units[scope]:  # the unit is done: nothing of it is pending any more
+            del units[scope]
             del self.assigned_work[node][scope]
         self._reschedule(node)
 
     def remove_node(self, node: Any) -> str | None:
-        for key in [key for key in self._left if key[0] is node]:
-            del self._left[key]
-        self._pending.pop(node, None)
+        self._left.pop(node, None)
         return super().remove_node(node)
 
     def _positions_of(self, node: Any) -> dict[str, int]:

@@ -182,6 +182,47 @@ def _lstm_grad_factors(A, C, TC, CM, c0, ra: str, act: str, U: int, xp):
     return R, DG, IF, TCO, None
 
 
+def _lstm_grad_elementwise(t, dh, dc, hprev, c0, A, C, TC, M, NM, dm_t, factors, bufs, xp):
+    """Step ``t``'s elementwise backward work in NumPy (the reference of
+    ``_float32_c.lstm_backward_steps``, and the masked and non-hard-sigmoid cases): the
+    mask's gradient ``dm_t[t]``, the gates' gradients ``dZ[t]``, and ``dc`` becomes the
+    cell's gradient before the step (without what a masked step carries past itself)."""
+    R, DG, IF, TCO, DV, dZ = factors
+    dcur, tb, dhn, dcn, carry_h, carry_c = bufs
+    U, B = dh.shape
+    a = A[t]
+    gi, gf = a[:U], a[U : 2 * U]
+    if M is not None:
+        # dL/dm = dh . (h_new - h_prev) + dc . (c_new - c_prev)
+        cprev = C[t - 1] if t else c0
+        xp.multiply(a[2 * U : 3 * U], TC[t], out=tb)
+        xp.subtract(tb, hprev, out=tb)
+        xp.multiply(tb, dh, out=tb)
+        col = tb.sum(axis=0, dtype=xp.float32)
+        xp.multiply(gf, cprev, out=dcur)
+        xp.multiply(gi, a[3 * U :], out=tb)
+        xp.add(dcur, tb, out=dcur)
+        xp.subtract(dcur, cprev, out=dcur)
+        xp.multiply(dcur, dc, out=dcur)
+        xp.add(col, dcur.sum(axis=0, dtype=xp.float32), out=dm_t[t])
+        split_masked(dh, M[t], NM[t], dhn, carry_h, xp)
+        split_masked(dc, M[t], NM[t], dcn, carry_c, xp)
+    else:
+        dhn, dcn = dh, dc
+    dz = dZ[t]
+    xp.multiply(dhn, TCO[t], out=dz[2 * U : 3 * U])
+    xp.multiply(R[t], dhn, out=dcur)
+    xp.add(dcur, dcn, out=dcur)
+    xp.multiply(IF[t], dcur, out=dz[: 2 * U].reshape(2, U, B))
+    dzg = dz[3 * U :]
+    xp.multiply(dcur, gi, out=dzg)
+    xp.multiply(dcur, gf, out=dc)
+    if DV is not None:
+        r3 = slice(0, 3 * U)
+        xp.multiply(dz[r3], DV[t], out=dz[r3])
+    xp.multiply(dzg, DG[t], out=dzg)
+
+
 @sequence_kernel(states=2, grad=True)
 def lstm_sequence_grad(call: SequenceCall, xp):
     B, T, D, U = call.B, call.T, call.D, call.U
@@ -195,54 +236,21 @@ def lstm_sequence_grad(call: SequenceCall, xp):
     dZ, dXH = scratch(xp, T, G, B), scratch(xp, T, K, B)
     dcur, tb = scratch(xp, U, B), scratch(xp, U, B)
     dhn, dcn, carry_h, carry_c = mask_buffers(M, 4, U, B, xp)
-    r3 = slice(0, 3 * U)
     R, DG, IF, TCO, DV = _lstm_grad_factors(A, C, TC, CM, c0, ra, act, U, xp)
     # Without a mask, with hard-sigmoid gates: each step's elementwise work (from dh += dS[t]
-    # to dc) in one compiled pass, the same float32 operations as the NumPy lines below.
+    # to dc) in one compiled pass, the float32 operations of _lstm_grad_elementwise.
     steps = None
     if M is None and DV is None:
         steps = compiled_steps("lstm_backward_steps", TCO, R, IF, A, DG, dc, dZ, dS)
+    factors = (R, DG, IF, TCO, DV, dZ)
+    bufs = (dcur, tb, dhn, dcn, carry_h, carry_c)
     for t in range(T - 1, -1, -1):
-        if steps is not None and steps.step(t, dh):
-            dxh = dXH[t]
-            xp.matmul(wrk, dZ[t], out=dxh)
-            hprev = H[t - 1] if t else h0
-            dh = dxh[D : D + U]
-            step_out(dh, hprev, rm, drm, None, tb, xp)
-            continue
-        hprev = step_in(dh, dS, H, h0, t, xp)
-        a = A[t]
-        gi, gf = a[:U], a[U : 2 * U]
-        cprev = C[t - 1] if t else c0
-        if M is not None:
-            # dL/dm = dh . (h_new - h_prev) + dc . (c_new - c_prev)
-            xp.multiply(a[2 * U : 3 * U], TC[t], out=tb)
-            xp.subtract(tb, hprev, out=tb)
-            xp.multiply(tb, dh, out=tb)
-            col = tb.sum(axis=0, dtype=xp.float32)
-            xp.multiply(gf, cprev, out=dcur)
-            xp.multiply(gi, a[3 * U :], out=tb)
-            xp.add(dcur, tb, out=dcur)
-            xp.subtract(dcur, cprev, out=dcur)
-            xp.multiply(dcur, dc, out=dcur)
-            xp.add(col, dcur.sum(axis=0, dtype=xp.float32), out=dm_t[t])
-            split_masked(dh, M[t], NM[t], dhn, carry_h, xp)
-            split_masked(dc, M[t], NM[t], dcn, carry_c, xp)
-        else:
-            dhn, dcn = dh, dc
-        dz = dZ[t]
-        xp.multiply(dhn, TCO[t], out=dz[2 * U : 3 * U])
-        xp.multiply(R[t], dhn, out=dcur)
-        xp.add(dcur, dcn, out=dcur)
-        xp.multiply(IF[t], dcur, out=dz[: 2 * U].reshape(2, U, B))
-        dzg = dz[3 * U :]
-        xp.multiply(dcur, gi, out=dzg)
-        xp.multiply(dcur, gf, out=dc)
-        if DV is not None:
-            xp.multiply(dz[r3], DV[t], out=dz[r3])
-        xp.multiply(dzg, DG[t], out=dzg)
+        compiled = steps is not None and steps.step(t, dh)  # dh += dS[t], dZ[t], dc
+        hprev = step_in(dh, None if compiled else dS, H, h0, t, xp)
+        if not compiled:
+            _lstm_grad_elementwise(t, dh, dc, hprev, c0, A, C, TC, M, NM, dm_t, factors, bufs, xp)
         dxh = dXH[t]
-        xp.matmul(wrk, dz, out=dxh)
+        xp.matmul(wrk, dZ[t], out=dxh)
         dh = dxh[D : D + U]
         step_out(dh, hprev, rm, drm, carry_h, tb, xp)
         if M is not None:

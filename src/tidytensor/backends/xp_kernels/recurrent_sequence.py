@@ -161,17 +161,11 @@ class _Pool:
             return xp.empty(shape, dtype=xp.float32)  # only NumPy memory is lent and counted
         holding, lock = self.holding, self._lock
         with lock:
-            bucket = self._buckets.get(shape)
-            if bucket is None:
-                bucket = self._buckets[shape] = []
-                if len(self._buckets) > self._shapes:
-                    kernel_scratch.drop(self._buckets.popitem(last=False)[1])
-            else:
-                self._buckets.move_to_end(shape)
-                for entry in bucket:
-                    if not entry.lent:
-                        holding.add(-entry.nbytes)
-                        return kernel_scratch.lend(entry)
+            bucket = self._slot(self._buckets, shape, kernel_scratch.drop)
+            for entry in bucket:
+                if not entry.lent:
+                    holding.add(-entry.nbytes)
+                    return kernel_scratch.lend(entry)
             base = np.empty(shape, dtype=np.float32)
             if len(bucket) >= self._per_shape:
                 return base  # not pooled: freed with its last user
@@ -185,21 +179,27 @@ class _Pool:
         if not _EXACT_REFCOUNTS:  # a reference count could not prove an array free: lend it
             return self.take(xp, shape)
         with self._lock:
-            arrays = self._scratch.get(shape)
-            if arrays is None:
-                arrays = self._scratch[shape] = []
-                if len(self._scratch) > self._shapes:
-                    self._drop_scratch(self._scratch.popitem(last=False)[1])
-            else:
-                self._scratch.move_to_end(shape)
-                for arr in arrays:
-                    if sys.getrefcount(arr) <= _FREE_REFS:
-                        return arr
+            arrays = self._slot(self._scratch, shape, self._drop_scratch)
+            for arr in arrays:
+                if sys.getrefcount(arr) <= _FREE_REFS:
+                    return arr
             arr = np.empty(shape, dtype=np.float32)
             if len(arrays) < self._per_shape:
                 arrays.append(arr)
                 self.holding.add(arr.nbytes)
             return arr
+
+    def _slot(self, table: OrderedDict, shape: tuple[int, ...], drop) -> list:
+        """``table``'s list for ``shape``, made the most recently used (a new, empty one
+        past ``shapes`` evicts the least recently used, handed to ``drop``)."""
+        found = table.get(shape)
+        if found is not None:
+            table.move_to_end(shape)
+            return found
+        found = table[shape] = []
+        if len(table) > self._shapes:
+            drop(table.popitem(last=False)[1])
+        return found
 
     def _drop_scratch(self, arrays: list) -> None:
         self.holding.add(-sum(arr.nbytes for arr in arrays))

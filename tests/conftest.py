@@ -105,6 +105,24 @@ def pytest_xdist_make_scheduler(config, log):
     return None
 
 
+def pytest_configure(config):
+    """A pytest-xdist worker sends each test's events to the controller in one message
+    (``xdist_events``: six messages per test made the controller a third busy process)."""
+    if hasattr(config, "workerinput"):
+        from xdist_events import batch_worker_events
+
+        batch_worker_events(config)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, on its controller
+def pytest_configure_node(node):
+    """The controller's side of ``xdist_events``: a worker's test events, handed on one by
+    one."""
+    from xdist_events import unbatch_node_events
+
+    unbatch_node_events(node)
+
+
 def pytest_collection(session):
     """On a fresh checkout, a pytest-xdist worker first imports (so rewrites and caches) its
     share of the test modules, rather than every worker rewriting all of them

@@ -595,6 +595,61 @@ def test_threshold_otsu_splits_two_clusters_and_frees_its_temporaries():
     assert got.data_sync().tolist() == [0 if v < 100 else 255 for v in values]
 
 
+def _otsu_by_the_loop(histogram: np.ndarray, total: int) -> float:
+    """TF.js's Otsu loop (``threshold``'s ``otsu``), split by split, in float32 NumPy: each
+    class's sums accumulate in doubles (the ``sum`` kernel's), then every step rounds to
+    float32 as TF.js's ops do."""
+    h = np.asarray(histogram, np.float32)
+    bins = np.arange(h.size, dtype=np.float32)
+    total32 = np.float32(total)
+    best_thresh, best_var = -1, np.float32(0)
+    with np.errstate(all="ignore"):
+        for index in range(h.size - 1):
+            first, second = h[: index + 1], h[index + 1 :]
+            count_first = np.float32(first.sum(dtype=np.float64))
+            count_second = np.float32(second.sum(dtype=np.float64))
+            weight_fg, weight_bg = count_first / total32, count_second / total32
+            sum_first = np.float32((first * bins[: index + 1]).sum(dtype=np.float64))
+            sum_second = np.float32((second * bins[index + 1 :]).sum(dtype=np.float64))
+            diff = sum_first / count_first - sum_second / count_second
+            between = weight_fg * weight_bg * diff * diff
+            if between > best_var:
+                best_thresh, best_var = index, between
+    return float(best_thresh)
+
+
+def _histogram(seed: int, size: int, regime: str) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    high = {"small": 40, "huge": 2**26, "mixed": 2**26}[regime.removeprefix("sparse ")]
+    counts = rng.integers(0, high, size, endpoint=True)
+    if regime == "mixed":  # past 2**24 some, small the others
+        counts = np.where(rng.random(size) < 0.5, counts % 41, counts)
+    if regime.startswith("sparse"):
+        counts = np.where(rng.random(size) < 0.9, 0, counts)
+    return counts.astype(np.float32)  # float32 counts past 2**24 round, as bincount's do
+
+
+@settings(max_examples=40)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    size=st.sampled_from([256, 2, 3, 12]),
+    regime=st.sampled_from(["small", "huge", "mixed", "sparse small", "sparse huge"]),
+    extra=st.one_of(st.just(0), st.integers(0, 2**30)),
+)
+def test_otsu_takes_the_split_tfjs_loop_takes(seed, size, regime, extra):
+    """All splits at once (``_otsu``) against TF.js's loop, split by split; ``extra``: pixels
+    outside 0-255, which the histogram drops but the total counts."""
+    from tidytensor.ops.image import _otsu
+
+    histogram = _histogram(seed, size, regime)
+    total = int(histogram.sum(dtype=np.float64)) + extra
+    x = tf.tensor(histogram)
+    got = tf.tidy(lambda: _otsu(x, total))
+    assert got.shape == [1] and got.dtype == "float32"
+    assert got.data_sync().tolist() == [_otsu_by_the_loop(histogram, total)]
+    tf.dispose([x, got])
+
+
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [

@@ -36,14 +36,15 @@ from ._op import (
     run_kernel,
 )
 from .arithmetic import add, div, mul, sub
+from .basic_math import is_nan
 from .basic_math import round as round_
 from .creation import fill, scalar, tensor, tensor1d
 from .creation import range as range_
 from .logical import greater, less_equal, where
 from .matrices import einsum
-from .reduction import bincount
+from .reduction import arg_max, bincount
+from .reduction import max as max_
 from .reduction import sum as sum_
-from .slicing_joining import slice as slice_
 from .slicing_joining import split, tile
 from .sparse import Record
 from .transformations import cast, expand_dims, reshape
@@ -533,26 +534,34 @@ def threshold(
 
 
 def _otsu(histogram: Tensor, total: int) -> Tensor:
-    """Otsu's threshold: the histogram split that maximizes the between-class variance."""
+    """Otsu's threshold: the histogram split that maximizes the between-class variance.
 
-    best_thresh = tensor1d([-1])
-    best_var = tensor1d([0])
-    for index in range(histogram.size - 1):
-        first = slice_(histogram, 0, index + 1)
-        second = slice_(histogram, index + 1)
-        weight_fg = div(sum_(first), total)
-        weight_bg = div(sum_(second), total)
-        mean_first = div(sum_(mul(first, range_(0, first.size))), sum_(first))
-        mean_sec_fill = fill(second.shape, first.size)
-        mean_sec_add = add(range_(0, second.size), mean_sec_fill)
-        mean_sec = div(sum_(mul(second, mean_sec_add)), sum_(second))
-        diff_a = sub(mean_first, mean_sec)
-        diff_b = sub(mean_first, mean_sec)
-        between = mul(mul(mul(weight_fg, weight_bg), diff_a), diff_b)
-        condition = greater(between, best_var)
-        best_var = where(condition, between, best_var)
-        best_thresh = where(condition, tensor1d([index]), best_thresh)
-    return best_thresh
+    TF.js tries the 255 splits in a loop of about twenty ops each (110 ms here); this tries
+    them all at once with the same float32 operations. Split ``k`` puts bins ``0..k`` in the
+    first class. A class's count and its bins' weighted count are a ``sum`` over the
+    histogram's row with the other class's bins zeroed: the same values summed as the loop's
+    slice sums (the zeros change nothing, and ``sum`` accumulates in doubles, exactly for
+    these whole numbers). The loop keeps a split only when its variance beats every earlier
+    one's, starting from 0 (NaN never does): the first split of the largest variance, if
+    that is above 0, else -1.
+    """
+
+    n = histogram.size
+    bins = range_(0, n)  # float32, as the loop's ranges
+    in_first = less_equal(bins, expand_dims(range_(0, n - 1), 1))  # [split, bin]
+    weighted = mul(histogram, bins)
+    zeros = fill([1, n], 0)
+    count_first = sum_(where(in_first, histogram, zeros), 1)
+    count_second = sum_(where(in_first, zeros, histogram), 1)
+    weight_fg = div(count_first, total)
+    weight_bg = div(count_second, total)
+    mean_first = div(sum_(where(in_first, weighted, zeros), 1), count_first)
+    mean_sec = div(sum_(where(in_first, zeros, weighted), 1), count_second)
+    diff = sub(mean_first, mean_sec)
+    between = mul(mul(mul(weight_fg, weight_bg), diff), diff)
+    between = where(is_nan(between), fill([n - 1], 0), between)
+    best = cast(arg_max(between), "float32")
+    return reshape(where(greater(max_(between), 0), best, scalar(-1)), [1])
 
 
 # ---------------------------------------------------------------------------- non-max suppression

@@ -8,6 +8,7 @@ share their input's buffer instead of computing (reshape, identity...).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -190,11 +191,8 @@ class ArrayBackend(BackendBase, Backend):
         cached scratch arrays (``clear_buffer_pool`` of a family) go too."""
         self.alive = False
         self._num_ids = 0
-        for family in FAMILIES:
-            module = importlib.import_module(f"{__package__}.xp_kernels.{family}")
-            clear = getattr(module, "clear_buffer_pool", None)
-            if clear is not None:
-                clear()  # its pools uncount their idle arrays (kernel_scratch)
+        for clear in _pool_clears():
+            clear()  # its pools uncount their idle arrays (kernel_scratch)
 
     # ------------------------------------------------------------------ kernels
     @classmethod
@@ -206,6 +204,20 @@ class ArrayBackend(BackendBase, Backend):
                 register_kernel(KernelConfig(kernel_name, backend_name, XpKernel(kernel_name, fn)))
             for kernel_name, fn in getattr(module, "RAW_KERNELS", {}).items():
                 register_kernel(KernelConfig(kernel_name, backend_name, fn))
+
+
+@functools.cache
+def _pool_clears() -> tuple[Callable[[], None], ...]:
+    """Every family's ``clear_buffer_pool``, looked up once: ``dispose`` runs at each
+    ``engine.reset()`` (every test of the suite), and importing 26 modules by name there
+    cost 0.1 ms."""
+    found = []
+    for family in FAMILIES:
+        module = importlib.import_module(f"{__package__}.xp_kernels.{family}")
+        clear = getattr(module, "clear_buffer_pool", None)
+        if clear is not None:
+            found.append(clear)
+    return tuple(found)
 
 
 def _arity(fn: Callable[..., Any]) -> int | None:

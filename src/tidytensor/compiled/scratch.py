@@ -145,6 +145,8 @@ def _assign(
     out = ScratchPlan()
     holder: dict[int, int] = {}  # array -> the slot whose value it holds now
     free: list[int] = []
+    # The steps after which a held value may end (the release loop below runs only there).
+    ends = {in_use_until[s] for s in chosen}
     for k, step in enumerate(steps):
         s = step.outs[0] if step.outs else None
         if s in chosen:
@@ -174,10 +176,11 @@ def _assign(
                     out.sizes.append(need)
             out.array_of[s] = array
             holder[array] = s
-        for j, held in list(holder.items()):
-            if in_use_until[held] == k:
-                del holder[j]
-                free.append(j)
+        if k in ends:
+            for j, held in list(holder.items()):
+                if in_use_until[held] == k:
+                    del holder[j]
+                    free.append(j)
     nbytes = {s: 0 for s in chosen}
     out.fresh_peak = peak_of(slots, steps, frees, kept, nbytes)
     return out

@@ -9,7 +9,6 @@ to the pipeline, never to whatever scope the calling thread had open.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Awaitable
 from typing import Any
@@ -29,12 +28,16 @@ class LoopThread:
     """An event loop running forever on a daemon thread until :meth:`close`."""
 
     def __init__(self, name: str = "tidytensor-data-async") -> None:
+        import asyncio  # here, not at import: 26 ms of ``import tidytensor`` for async sources
+
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._closed = False
         self._thread.start()
 
     def _run(self) -> None:
+        import asyncio
+
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
@@ -42,6 +45,8 @@ class LoopThread:
         """Runs ``aw`` on the loop and returns its result (or raises its exception)."""
         if threading.current_thread() is self._thread:
             raise RuntimeError("LoopThread.run() called from its own loop thread")
+        import asyncio
+
         future = asyncio.run_coroutine_threadsafe(_in_pipeline_context(aw), self.loop)
         return future.result()
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -127,6 +126,8 @@ class HTTPRequest:
     def _open(
         self, url: str, method: str = "GET", data: bytes | None = None, headers: Any = None
     ) -> Any:
+        import urllib.request  # here, not at import: with http and ssl, 50 ms of import time
+
         request = urllib.request.Request(
             url, data=data, method=method, headers=headers or self._headers()
         )

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tidytensor as tf
+from tidytensor.pytest_plugin import _is_doctest  # the leak plugin's own test of an item
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,7 +60,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     the backend, unreported. Without it, the leaks of the doctests each worker runs last
     (src/ is collected after tests/) waited for interpreter exit, and the README's test
     command ended with ~600 ``LeakWarning`` lines on its workers' stderr."""
-    if type(item).__name__ == "DoctestItem":
+    if _is_doctest(item):
         tf.engine().reset()
 
 

@@ -94,8 +94,10 @@ def test_passes(i):
 
 
 def test_fails():
+    # The inner suite's failure on purpose: its assert text must reach the controller.
     print("printed by the failing test")
-    assert 1 + 1 == 3
+    answer = len("ab")
+    assert answer == 3, "the sum the suite expects"
 
 
 @pytest.fixture
@@ -168,7 +170,8 @@ def test_a_run_on_two_workers_reports_every_outcome_crash_and_text(pytester, mon
     )  # fmt: skip
     result.assert_outcomes(passed=7, failed=2, errors=1, skipped=1, xfailed=1, warnings=1)
     out = result.stdout.str()
-    assert "assert (1 + 1) == 3" in out and "printed by the failing test" in out
+    assert "the sum the suite expects" in out and "assert 2 == 3" in out
+    assert "printed by the failing test" in out
     assert "RuntimeError: the fixture broke" in out and "skipped on purpose" in out
     assert "warned by the test" in out
     assert "crashed while running 'test_suite.py::test_crashes'" in out
